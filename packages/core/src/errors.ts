@@ -1,0 +1,117 @@
+/**
+ * Every error code Hookline can return, with the HTTP status it maps to.
+ *
+ * Codes are stable: they are part of the public contract of the REST API, the CLI and the
+ * package APIs. `docs/errors.md` documents each one, and a test checks that the two agree.
+ * Add a code here (grouped by the package that raises it) before using it anywhere.
+ */
+export const ERROR_CODES = {
+  // Generic request errors.
+  bad_request: 400,
+  invalid_json: 400,
+  conflicting_parameter: 400,
+  validation_failed: 422,
+  unauthorized: 401,
+  not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal_error: 500,
+
+  // Component model (@hookline/core).
+  invalid_component: 422,
+  invalid_prop_value: 422,
+  configuration_error: 422,
+  invalid_emit: 422,
+  dedupe_missing_id: 422,
+  dedupe_non_numeric_id: 422,
+  invalid_respond: 422,
+  invalid_timer: 422,
+  invalid_registry_key: 422,
+  invalid_version: 422,
+} as const;
+
+/** A stable, documented error code. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Returns true when `code` is a known error code. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code);
+}
+
+/** The serializable shape of every Hookline error (the REST API's `error` object). */
+export interface HooklineErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: unknown;
+}
+
+/**
+ * The one error family every Hookline package throws. It carries a stable `code`, the HTTP
+ * `status` that code maps to, a message for people, and optional machine-readable `details`.
+ *
+ * @example
+ * ```ts
+ * throw new HooklineError("not_found", "No source dc_123 in this workspace");
+ * ```
+ */
+export class HooklineError extends Error {
+  /** The stable error code. */
+  readonly code: ErrorCode;
+  /** The HTTP status the code maps to. */
+  readonly status: number;
+  /** Machine-readable details, such as the list of validation problems. */
+  readonly details?: unknown;
+
+  constructor(code: ErrorCode, message: string, details?: unknown, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "HooklineError";
+    this.code = code;
+    this.status = ERROR_CODES[code];
+    if (details !== undefined) this.details = details;
+  }
+
+  /** The `{code, message, details}` body the REST API sends. */
+  toJSON(): HooklineErrorBody {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** Returns true for a {@link HooklineError} (also one from another copy of this package). */
+export function isHooklineError(error: unknown): error is HooklineError {
+  if (error instanceof HooklineError) return true;
+  if (!(error instanceof Error) || error.name !== "HooklineError") return false;
+  const code: unknown = (error as Error & { code?: unknown }).code;
+  return typeof code === "string" && isErrorCode(code);
+}
+
+/**
+ * An error a component throws to tell the user their configuration is wrong (for example from
+ * `additionalProps` when a required header row cannot be found). Its message is shown to the
+ * user as is. Compatible with `ConfigurationError` from `@pipedream/platform`.
+ *
+ * @example
+ * ```ts
+ * throw new ConfigurationError("The sheet has no header row");
+ * ```
+ */
+export class ConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigurationError";
+  }
+}
+
+/** One problem found while validating a component definition or prop values. */
+export interface Problem {
+  /** A stable code, such as `prop_min_on_non_integer`. */
+  code: string;
+  /** Where the problem is, as a dotted path: `props.count.min`. Empty for the whole object. */
+  path: string;
+  /** What is wrong, for people. */
+  message: string;
+}

@@ -1,0 +1,28 @@
+import { existsSync, readdirSync } from "node:fs";
+import { defineConfig } from "vitest/config";
+
+// Each package under packages/ is one vitest project, plus test/ for cross-package tests.
+// Packages resolve each other's TypeScript sources through the "@hookline/source" export condition.
+const conditions = ["@hookline/source", "node", "import", "module", "default"];
+const packages = readdirSync("packages").filter((name) => existsSync(`packages/${name}/package.json`));
+
+export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ["@hookline/source"] } },
+  test: {
+    projects: [
+      ...packages.map((name) => ({
+        extends: true as const,
+        test: {
+          name,
+          root: `packages/${name}`,
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+        },
+      })),
+      {
+        extends: true as const,
+        test: { name: "e2e", root: "test", include: ["**/*.test.ts"] },
+      },
+    ],
+  },
+});
