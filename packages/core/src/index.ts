@@ -1,7 +1,28 @@
 /**
- * The Hookline component model: schemas, validation, dedupe, ids and errors. No I/O.
+ * The Hookline component model: schemas, validation, dedupe, ids, timers and errors. No I/O: this
+ * package runs anywhere JavaScript does.
  * @packageDocumentation
  */
-
+export * from "./dedupe.js";
+export * from "./define.js";
 export * from "./description.js";
+export * from "./emit.js";
 export * from "./errors.js";
+export * from "./ids.js";
+export { PROBLEM_CODES, type ProblemCode } from "./problems.js";
+export * from "./respond.js";
+export * from "./schemas.js";
+export * from "./slug.js";
+export * from "./timers.js";
+export {
+  describeComponent,
+  parsePropType,
+  type ValidateComponentOptions,
+  validateComponent,
+} from "./validate-component.js";
+export {
+  isStepExpression,
+  MAX_STATIC_PROP_BYTES,
+  type PropValuesResult,
+  validatePropValues,
+} from "./validate-prop-values.js";
