@@ -38,6 +38,7 @@ export interface UserInputPropDefinition {
     | (string & {});
   label?: string;
   description?: string;
+  /** Static choices, or a method returning them (async options). */
   options?: unknown[] | ((this: any, context: OptionsContext) => unknown);
   useQuery?: boolean;
   optional?: boolean;
@@ -87,6 +88,7 @@ export interface AppDefinition {
   type: "app";
   app: string;
   propDefinitions?: Record<string, UserInputPropDefinition>;
+  /** App methods, called as `this.<method>()` inside the app and `this.<appProp>.<method>()` from a component. */
   methods?: Record<string, (this: any, ...args: any[]) => any>;
   [extra: string]: unknown;
 }
@@ -101,14 +103,25 @@ export interface ComponentThis {
 
 /** The `$` an action's `run({ $, steps })` receives (SPEC's action step data table). */
 export interface ActionContext {
+  /** Names an export, read by later steps as `steps.<step>.<name>`; `$summary` is the success message. */
   export(name: string, value: unknown): void;
+  /** Issues the workflow's HTTP response. */
   respond(args: RespondArgs): unknown;
-  flow: { exit(reason?: string): unknown };
+  /** Flow control. */
+  flow: {
+    /** Ends the whole workflow; `return $.flow.exit("reason")`. */
+    exit(reason?: string): unknown;
+  };
   send: {
+    /** Sends an HTTP request after the step. */
     http(request: unknown): void;
+    /** Sends an email. */
     email(message: unknown): void;
+    /** Stores an object in S3. */
     s3(object: unknown): void;
+    /** Emits an event from the workflow. */
     emit(event: unknown): void;
+    /** Sends a server-sent event. */
     sse(event: unknown): void;
   };
   [member: string]: any;
@@ -120,7 +133,9 @@ interface CommonDefinition {
   version: string;
   description?: string;
   props?: Record<string, PropDefinitionInput>;
+  /** Helper functions, called as `this.<method>()`. */
   methods?: Record<string, (this: any, ...args: any[]) => any>;
+  /** Returns more props after a `reloadProps` prop changes; gets the previous prop definitions. */
   additionalProps?: (this: any, previousPropDefs: Record<string, any>) => unknown;
   [extra: string]: unknown;
 }
@@ -129,17 +144,22 @@ interface CommonDefinition {
 export interface SourceDefinition extends CommonDefinition {
   type?: "source";
   hooks?: {
+    /** Runs once when the source is deployed. */
     deploy?(this: any): unknown;
+    /** Runs on each deploy and update. */
     activate?(this: any): unknown;
+    /** Runs on each update and delete. */
     deactivate?(this: any): unknown;
   };
   dedupe?: DedupeStrategy;
+  /** Runs on each trigger event; emits with `this.$emit`. */
   run(this: any, event: any): unknown;
 }
 
 /** An action (SPEC's component object table, `type: "action"`). */
 export interface ActionDefinition extends CommonDefinition {
   type: "action";
+  /** Runs the step; returns its `$return_value`. */
   run(this: any, args: { $: ActionContext; steps: any }): unknown;
 }
 
