@@ -7,7 +7,7 @@ const page = readFileSync(new URL("../../../docs/errors.md", import.meta.url), "
 const [errorSection = "", problemSection = ""] = page.split("## Problem codes");
 const table = (section: string) =>
   new Map(
-    [...section.matchAll(/^\| `([a-z_]+)` \| ([^|]+) \|/gm)].map((match) => [
+    [...section.matchAll(/^\| `([a-z_]+)`\s*\|\s*([^|]+?)\s*\|/gm)].map((match) => [
       match[1] ?? "",
       match[2]?.trim(),
     ]),
