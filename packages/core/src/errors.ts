@@ -31,6 +31,14 @@ export const ERROR_CODES = {
   invalid_timer: 422,
   invalid_registry_key: 422,
   invalid_version: 422,
+
+  // Loading component code (@hookline/runtime).
+  bundle_failed: 422,
+  module_not_found: 422,
+  load_failed: 422,
+
+  // The engine (@hookline/engine).
+  hook_failed: 422,
 } as const;
 
 /** A stable, documented error code. */

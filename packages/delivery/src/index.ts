@@ -1,0 +1,10 @@
+/**
+ * Webhook delivery for Hookline, following Standard Webhooks: signing and verification, an SSRF-guarded
+ * non-redirecting HTTP transport, and the retry schedule.
+ * @packageDocumentation
+ */
+export * from "./guarded-fetch.js";
+export * from "./retry-schedule.js";
+export * from "./signature.js";
+export * from "./ssrf.js";
+export * from "./transport.js";

@@ -1,0 +1,36 @@
+/**
+ * The engine's typed internal events (mitt). Observers (the SSE fan-out, metrics, tests) subscribe
+ * with `hookline.events.on(type, handler)`. Handlers run synchronously after the change is stored;
+ * a throwing handler is isolated and does not fail the operation.
+ */
+import type { LogLine } from "@hookline/runtime";
+
+/** Event payloads by type. */
+export type HooklineEvents = {
+  /** A source emitted an event (after dedupe, once stored). */
+  emit: {
+    workspaceId: string;
+    sourceId: string;
+    emitId: string;
+    name: string;
+    event: unknown;
+    indexedAtMs: number;
+  };
+  /** A component wrote log lines (console output, errors, hook results). */
+  log: { workspaceId: string; sourceId: string; lines: LogLine[] };
+  /** A source was deployed, updated, activated, deactivated or deleted. */
+  source: {
+    workspaceId: string;
+    sourceId: string;
+    change: "deployed" | "updated" | "activated" | "deactivated" | "deleted";
+  };
+  /** An invocation finished (run, hook, options...). */
+  invocation: {
+    workspaceId: string;
+    sourceId: string;
+    kind: "run" | "deploy" | "activate" | "deactivate" | "options" | "additionalProps";
+    trigger?: "http" | "timer" | "manual";
+    durationMs: number;
+    error?: { code: string; message: string };
+  };
+};

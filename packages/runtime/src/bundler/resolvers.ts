@@ -1,0 +1,159 @@
+/**
+ * The three package resolvers that ship with the runtime: a `node_modules` folder, a local cache
+ * folder, and the npm registry (which downloads into the cache, checking the tarball's integrity).
+ * Each returns the package's folder, always shaped `<root>/node_modules/<name>` so the bundler can
+ * resolve the package's entry points and subpaths from `<root>`.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { maxSatisfying, satisfies } from "./_semver.js";
+import { extractTarball } from "./_tar.js";
+import type { PackageResolver } from "./types.js";
+
+function readVersion(dir: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version?: string }).version;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Finds packages in `<root>/node_modules` (the installing project's own dependencies).
+ *
+ * @example
+ * ```ts
+ * const runtime = createRuntime({ resolvers: [nodeModulesResolver(process.cwd())] });
+ * ```
+ */
+export function nodeModulesResolver(root: string): PackageResolver {
+  return {
+    name: "node_modules",
+    async resolve(name, range) {
+      const dir = join(root, "node_modules", name);
+      const version = readVersion(dir);
+      if (version === undefined || !satisfies(version, range)) return undefined;
+      return { dir, version };
+    },
+  };
+}
+
+/** The cache layout: `<cacheDir>/<name with / as +>@<version>/node_modules/<name>`. */
+function cacheEntry(cacheDir: string, name: string, version: string): { root: string; dir: string } {
+  const root = join(cacheDir, `${name.replace("/", "+")}@${version}`);
+  return { root, dir: join(root, "node_modules", name) };
+}
+
+/**
+ * Finds packages previously downloaded into a cache folder (by {@link npmResolver}, or copied
+ * there by an operator for offline use), picking the highest version that satisfies the range.
+ *
+ * @example
+ * ```ts
+ * const runtime = createRuntime({ resolvers: [cacheResolver("/var/cache/hookline/packages")] });
+ * ```
+ */
+export function cacheResolver(cacheDir: string): PackageResolver {
+  return {
+    name: "cache",
+    async resolve(name, range) {
+      if (!existsSync(cacheDir)) return undefined;
+      const prefix = `${name.replace("/", "+")}@`;
+      const versions = readdirSync(cacheDir)
+        .filter((entry) => entry.startsWith(prefix))
+        .map((entry) => entry.slice(prefix.length))
+        .filter((version) => existsSync(join(cacheEntry(cacheDir, name, version).dir, "package.json")));
+      const version = maxSatisfying(versions, range);
+      return version === undefined ? undefined : { dir: cacheEntry(cacheDir, name, version).dir, version };
+    },
+  };
+}
+
+/** Options of {@link npmResolver}. */
+export interface NpmResolverOptions {
+  /** Where tarballs are unpacked (the same folder a {@link cacheResolver} reads). */
+  cacheDir: string;
+  /** Registry base URL (default `https://registry.npmjs.org`). */
+  registry?: string;
+  /** The fetch to use (default the global one). */
+  fetch?: typeof fetch;
+}
+
+interface Packument {
+  "dist-tags"?: Record<string, string>;
+  versions?: Record<string, { dist?: { tarball?: string; integrity?: string; shasum?: string } }>;
+}
+
+/** Checks a Subresource Integrity string (`sha512-...`) or a legacy sha1 hex shasum. */
+function checkIntegrity(data: Uint8Array, integrity: string | undefined, shasum: string | undefined): void {
+  if (integrity) {
+    const ok = integrity.split(/\s+/).some((entry) => {
+      const dash = entry.indexOf("-");
+      const algorithm = entry.slice(0, dash);
+      if (!["sha512", "sha384", "sha256", "sha1"].includes(algorithm)) return false;
+      return createHash(algorithm).update(data).digest("base64") === entry.slice(dash + 1);
+    });
+    if (!ok) throw new Error("tarball integrity check failed");
+    return;
+  }
+  if (shasum && createHash("sha1").update(data).digest("hex") !== shasum)
+    throw new Error("tarball shasum check failed");
+  if (!shasum) throw new Error("the registry gave no integrity for this tarball");
+}
+
+/**
+ * Downloads packages from an npm registry into `cacheDir`: the packument picks the highest
+ * version satisfying the range (`latest` when none is given), the tarball's integrity is checked
+ * before anything is unpacked, and the package lands where a {@link cacheResolver} finds it.
+ *
+ * @example
+ * ```ts
+ * const runtime = createRuntime({
+ *   resolvers: [cacheResolver(dir), npmResolver({ cacheDir: dir })],
+ * });
+ * ```
+ */
+export function npmResolver(options: NpmResolverOptions): PackageResolver {
+  const registry = (options.registry ?? "https://registry.npmjs.org").replace(/\/+$/, "");
+  const doFetch = options.fetch ?? fetch;
+  const cache = cacheResolver(options.cacheDir);
+  return {
+    name: "npm",
+    async resolve(name, range) {
+      const cached = await cache.resolve(name, range);
+      if (cached) return cached;
+      const res = await doFetch(`${registry}/${name.replace("/", "%2F")}`, {
+        headers: { accept: "application/vnd.npm.install-v1+json, application/json" },
+      });
+      if (res.status === 404) return undefined;
+      if (!res.ok) throw new Error(`npm registry answered ${res.status} for ${name}`);
+      const packument = (await res.json()) as Packument;
+      const versions = Object.keys(packument.versions ?? {});
+      const latest = packument["dist-tags"]?.latest;
+      const version =
+        (range === "" || range === "latest" || range === "*") && latest
+          ? latest
+          : maxSatisfying(versions, range);
+      if (version === undefined) return undefined;
+      const dist = packument.versions?.[version]?.dist;
+      if (!dist?.tarball) throw new Error(`npm registry has no tarball for ${name}@${version}`);
+      const tarball = await doFetch(dist.tarball);
+      if (!tarball.ok) throw new Error(`downloading ${name}@${version} failed with status ${tarball.status}`);
+      const data = new Uint8Array(await tarball.arrayBuffer());
+      checkIntegrity(data, dist.integrity, dist.shasum);
+      const entry = cacheEntry(options.cacheDir, name, version);
+      // Unpack beside the final folder and rename, so a crash never leaves half a package.
+      const staging = `${entry.root}.tmp-${process.pid}-${Date.now()}`;
+      const stagingDir = join(staging, "node_modules", name);
+      mkdirSync(stagingDir, { recursive: true });
+      try {
+        extractTarball(data, stagingDir);
+        if (!existsSync(entry.root)) renameSync(staging, entry.root);
+      } finally {
+        rmSync(staging, { recursive: true, force: true });
+      }
+      return { dir: entry.dir, version };
+    },
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * Runs Hookline and Pipedream components in QuickJS sandboxes: bundling (esbuild, native or
+ * wasm), package resolvers, host bridges, shims, and time and memory limits. Knows nothing of
+ * storage or HTTP: everything outside the sandbox goes through the bridges the caller passes.
+ * @packageDocumentation
+ */
+export {
+  BundleError,
+  type BundlerOptions,
+  createBundler,
+  SANDBOX_MODULES,
+} from "./bundler/esbuild-bundler.js";
+export {
+  cacheResolver,
+  type NpmResolverOptions,
+  nodeModulesResolver,
+  npmResolver,
+} from "./bundler/resolvers.js";
+export type { BundleOutput, Bundler, PackageResolver } from "./bundler/types.js";
+export { createRuntime, type RuntimeOptions } from "./runtime.js";
+export { DEFAULT_LIMITS } from "./sandbox/sandbox.js";
+export * from "./types.js";

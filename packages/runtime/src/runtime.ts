@@ -1,0 +1,299 @@
+/**
+ * `createRuntime()`: loads component code (bundle + describe) and mounts deployed components in
+ * their own QuickJS sandboxes. A mounted component runs one invocation at a time; its sandbox is
+ * rebuilt after a limit was hit, after an unrecoverable error, or every `recycleAfter` calls.
+ */
+import {
+  type ComponentDescription,
+  describeComponent,
+  HooklineError,
+  type PropDescription,
+} from "@hookline/core";
+import { LRUCache } from "lru-cache";
+import { BundleError, createBundler } from "./bundler/esbuild-bundler.js";
+import type { Bundler, PackageResolver } from "./bundler/types.js";
+import { DEFAULT_LIMITS, type GuestResult, Sandbox } from "./sandbox/sandbox.js";
+import type {
+  HostBridges,
+  InvocationResult,
+  Limits,
+  LoadedComponent,
+  LoadInput,
+  MountedComponent,
+  MountOptions,
+  OptionsArgs,
+  Runtime,
+} from "./types.js";
+
+/** Options of {@link createRuntime}. */
+export interface RuntimeOptions {
+  /** A bundler to use; by default one is created with `resolvers` and `engine`. */
+  bundler?: Bundler;
+  /** Package resolvers for bare imports (default: none, so only relative and built-in imports work). */
+  resolvers?: PackageResolver[];
+  /** Bundler engine when `bundler` is not given (default `auto`). */
+  engine?: "auto" | "native" | "wasm";
+  /** Default limits of every invocation. */
+  limits?: Partial<Limits>;
+  /** Rebuild a sandbox after this many invocations (default 10,000). */
+  recycleAfter?: number;
+  /** How many loaded descriptions to keep, by bundle hash (default 500). */
+  cacheSize?: number;
+}
+
+function toHooklineError(error: unknown): HooklineError {
+  if (error instanceof BundleError)
+    return new HooklineError(error.code, error.message, { errors: error.errors });
+  const code = (error as { code?: unknown }).code;
+  if (code === "load_failed") {
+    const stack = (error as Error).stack;
+    return new HooklineError("load_failed", (error as Error).message, stack ? { stack } : undefined);
+  }
+  return error instanceof HooklineError ? error : new HooklineError("internal_error", String(error));
+}
+
+function describeLoaded(definition: unknown): ComponentDescription {
+  const { description, problems } = describeComponent(definition);
+  if (!description) {
+    const summary = problems.map((p) => `${p.path || "(component)"}: ${p.message}`).join("; ");
+    throw new HooklineError("invalid_component", `The component is not valid: ${summary}`, { problems });
+  }
+  return description;
+}
+
+/**
+ * Creates a runtime.
+ *
+ * @example
+ * ```ts
+ * const runtime = createRuntime({ resolvers: [nodeModulesResolver(process.cwd())] });
+ * const loaded = await runtime.load({ filename: "hi.mjs", code: source });
+ * const mounted = await runtime.mount({ id: "dc_1", bundle: loaded.bundle, props: {} });
+ * const result = await mounted.run({ hello: "world" });
+ * result.emits; // what the component emitted
+ * ```
+ */
+export function createRuntime(options: RuntimeOptions = {}): Runtime {
+  const defaults: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const recycleAfter = options.recycleAfter ?? 10_000;
+  const descriptions = new LRUCache<string, ComponentDescription>({ max: options.cacheSize ?? 500 });
+  let bundlerPromise: Promise<Bundler> | undefined = options.bundler
+    ? Promise.resolve(options.bundler)
+    : undefined;
+  const mounted = new Set<MountedInstance>();
+
+  const bundler = () => {
+    bundlerPromise ??= createBundler({
+      resolvers: options.resolvers ?? [],
+      engine: options.engine ?? "auto",
+    });
+    return bundlerPromise;
+  };
+
+  return {
+    async load(input: LoadInput): Promise<LoadedComponent> {
+      if (!/\.(m|c)?(j|t)s$/.test(input.filename)) {
+        throw new HooklineError(
+          "bad_request",
+          `A component file is .js, .mjs, .cjs or .ts, got "${input.filename}"`,
+        );
+      }
+      let output: Awaited<ReturnType<Bundler["bundle"]>>;
+      try {
+        output = await (await bundler()).bundle(input);
+      } catch (error) {
+        throw toHooklineError(error);
+      }
+      let description = descriptions.get(output.hash);
+      if (!description) {
+        let created: Awaited<ReturnType<typeof Sandbox.create>>;
+        try {
+          created = await Sandbox.create({ id: "load", bundle: output.code, limits: defaults, bridges: {} });
+        } catch (error) {
+          throw toHooklineError(error);
+        }
+        created.sandbox.dispose();
+        description = describeLoaded(created.definition);
+        descriptions.set(output.hash, description);
+      }
+      return { bundle: output.code, hash: output.hash, description };
+    },
+
+    async mount(mountOptions: MountOptions): Promise<MountedComponent> {
+      const instance = new MountedInstance(
+        mountOptions,
+        { ...defaults, ...mountOptions.limits },
+        recycleAfter,
+      );
+      await instance.start();
+      mounted.add(instance);
+      instance.onDispose = () => mounted.delete(instance);
+      return instance;
+    },
+
+    async close() {
+      for (const instance of [...mounted]) instance.dispose();
+      if (bundlerPromise) await (await bundlerPromise).close();
+    },
+  };
+}
+
+class MountedInstance implements MountedComponent {
+  readonly id: string;
+  description!: ComponentDescription;
+  onDispose: (() => void) | undefined;
+  private sandbox: Sandbox | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private hasDb = false;
+  private disposed = false;
+  private readonly bridges: HostBridges;
+
+  constructor(
+    private readonly mountOptions: MountOptions,
+    private readonly limits: Limits,
+    private readonly recycleAfter: number,
+  ) {
+    this.id = mountOptions.id;
+    this.bridges = mountOptions.bridges ?? {};
+  }
+
+  async start(): Promise<void> {
+    await this.fresh();
+  }
+
+  private async fresh(): Promise<Sandbox> {
+    this.sandbox?.dispose();
+    this.sandbox = undefined;
+    let created: Awaited<ReturnType<typeof Sandbox.create>>;
+    try {
+      created = await Sandbox.create({
+        id: this.mountOptions.id,
+        bundle: this.mountOptions.bundle,
+        limits: this.limits,
+        bridges: this.bridges,
+      });
+    } catch (error) {
+      throw toHooklineError(error);
+    }
+    if (!this.description) {
+      this.description = describeLoaded(created.definition);
+      this.hasDb = Object.values(this.description.props).some((p) => p.type === "$.service.db");
+    }
+    try {
+      created.sandbox.mount(this.mountOptions.props);
+    } catch (error) {
+      created.sandbox.dispose();
+      throw toHooklineError(error);
+    }
+    this.sandbox = created.sandbox;
+    return created.sandbox;
+  }
+
+  /** Runs invocations one at a time, in call order. */
+  private enqueue(kind: string, arg: Record<string, unknown>, timeoutMs: number): Promise<InvocationResult> {
+    const run = this.queue.then(() => this.invoke(kind, arg, timeoutMs));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async invoke(
+    kind: string,
+    arg: Record<string, unknown>,
+    timeoutMs: number,
+  ): Promise<InvocationResult> {
+    if (this.disposed) throw new HooklineError("internal_error", `component ${this.id} is unmounted`);
+    const started = performance.now();
+    let sandbox = this.sandbox;
+    if (!sandbox || sandbox.broken || sandbox.invocations >= this.recycleAfter) sandbox = await this.fresh();
+    if (this.hasDb && this.bridges.db) arg.db = await this.bridges.db.entries();
+    const raw = await sandbox.invoke(kind, arg, timeoutMs);
+    await this.writeBack(raw);
+    return toInvocationResult(raw, performance.now() - started);
+  }
+
+  private async writeBack(raw: GuestResult): Promise<void> {
+    const db = this.bridges.db;
+    if (!db) return;
+    for (const [key, value, deleted] of raw.dbWrites) await db.set(key, deleted ? undefined : value);
+  }
+
+  run(event: unknown): Promise<InvocationResult> {
+    if (this.description.type === "action") return this.runAction(event as Record<string, unknown>);
+    return this.enqueue("run", { event }, this.limits.runTimeoutMs);
+  }
+
+  runAction(steps: Record<string, unknown> = {}): Promise<InvocationResult> {
+    return this.enqueue("action", { steps }, this.limits.runTimeoutMs);
+  }
+
+  hook(name: "deploy" | "activate" | "deactivate"): Promise<InvocationResult> {
+    return this.enqueue("hook", { name }, this.limits.runTimeoutMs);
+  }
+
+  options(prop: string, args: OptionsArgs): Promise<InvocationResult> {
+    return this.enqueue("options", { prop, ...args }, this.limits.optionsTimeoutMs);
+  }
+
+  async additionalProps(previousPropDefs: Record<string, PropDescription>): Promise<InvocationResult> {
+    const result = await this.enqueue(
+      "additionalProps",
+      { previous: previousPropDefs },
+      this.limits.optionsTimeoutMs,
+    );
+    if (result.error) return result;
+    // Describe the returned props with the same rules as a component's own props.
+    const { description, problems } = describeComponent({
+      name: "additionalProps",
+      version: "0.0.0",
+      type: this.description.type,
+      run: { $fn: true },
+      props: result.returnValue ?? {},
+    });
+    if (description) result.returnValue = description.props;
+    else {
+      delete result.returnValue;
+      const summary = problems.map((p) => `${p.path}: ${p.message}`).join("; ");
+      result.error = {
+        code: "invalid_component",
+        name: "TypeError",
+        message: `additionalProps() returned invalid props: ${summary}`,
+      };
+    }
+    return result;
+  }
+
+  memoryUsage(): number {
+    return this.sandbox?.memoryUsage() ?? 0;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.sandbox?.dispose();
+    this.sandbox = undefined;
+    this.onDispose?.();
+  }
+}
+
+function toInvocationResult(raw: GuestResult, durationMs: number): InvocationResult {
+  const result: InvocationResult = {
+    emits: raw.emits as InvocationResult["emits"],
+    exports: raw.exports,
+    responds: raw.responds,
+    sends: raw.sends,
+    logs: raw.logs,
+    durationMs,
+  };
+  if (raw.returnValue !== undefined) result.returnValue = raw.returnValue;
+  if (raw.flowExit) result.flowExit = raw.flowExit;
+  if (raw.error) {
+    result.error = raw.error;
+    const { name, message, stack } = raw.error;
+    result.logs.push({
+      level: "error",
+      message: `${name}: ${message}${stack ? `\n${stack}` : ""}`,
+      ts: Date.now(),
+    });
+  }
+  return result;
+}

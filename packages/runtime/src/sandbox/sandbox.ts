@@ -1,0 +1,400 @@
+/**
+ * One QuickJS runtime and context holding one loaded component. The host talks to the guest
+ * through three functions the guest prelude returns (`load`, `mount`, `invoke`), one JSON string
+ * each way. Limits: a deadline and a memory ceiling enforced from the interrupt handler, the
+ * package's own memory limit for large single allocations, and a result size cap.
+ */
+import { readFileSync } from "node:fs";
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+} from "quickjs-emscripten";
+import type { BridgeResponse, HostBridges, InvocationError, Limits, LogLine } from "../types.js";
+import { runHostOp } from "./_host-ops.js";
+import { discardModule, getModule } from "./_module.js";
+import { createStackMapper, type StackMapper } from "./_source-map.js";
+
+/** The default limits of every invocation. */
+export const DEFAULT_LIMITS: Limits = {
+  runTimeoutMs: 30_000,
+  optionsTimeoutMs: 5_000,
+  memoryBytes: 64 * 1024 * 1024,
+  resultBytes: 8 * 1024 * 1024,
+};
+
+const BUNDLE_FILE = "component.bundle.js";
+const BUNDLE_PREFIX = "(function (module, exports, require) {";
+
+let preludeSource: string | undefined;
+function prelude(): string {
+  if (preludeSource === undefined) {
+    const read = (name: string) => readFileSync(new URL(`./guest/${name}`, import.meta.url), "utf8");
+    preludeSource = `(function (hostCall, hostAsync, cfgJson) {\nvar cfg = JSON.parse(cfgJson);\n${read("shims.js")}\n${read("api.js")}\nreturn GUEST_API;\n})`;
+  }
+  return preludeSource;
+}
+
+/** What the guest returns from an invocation, before the host post-processes it. */
+export interface GuestResult {
+  emits: { event: unknown; meta: Record<string, unknown> }[];
+  exports: Record<string, unknown>;
+  responds: { status: number; headers?: Record<string, string>; body?: unknown }[];
+  sends: { kind: "http" | "email" | "s3" | "emit" | "sse"; payload: unknown }[];
+  logs: LogLine[];
+  dbWrites: [string, unknown, boolean][];
+  flowExit?: { reason?: string };
+  returnValue?: unknown;
+  error?: InvocationError;
+}
+
+interface PendingOp {
+  deferred: QuickJSDeferredPromise;
+  timer?: NodeJS.Timeout;
+}
+
+/** Options of {@link Sandbox.create}. */
+export interface SandboxOptions {
+  id: string;
+  bundle: string;
+  limits: Limits;
+  bridges: HostBridges;
+}
+
+/** A loaded component in its own QuickJS runtime. */
+export class Sandbox {
+  /** True once a limit was hit or the guest is otherwise unusable: the owner builds a new one. */
+  broken = false;
+  /** Number of invocations run, for recycling. */
+  invocations = 0;
+
+  private readonly pending = new Set<PendingOp>();
+  private deadline = 0;
+  private lastMemoryCheck = 0;
+  private interruptReason: "timeout" | "memory" | undefined;
+  private wake: (() => void) | undefined;
+  private disposed = false;
+  private readonly mapStack: StackMapper;
+  private api: { load: QuickJSHandle; mount: QuickJSHandle; invoke: QuickJSHandle } | undefined;
+  private readonly owned: QuickJSHandle[] = [];
+
+  private constructor(
+    private readonly rt: QuickJSRuntime,
+    private readonly ctx: QuickJSContext,
+    private readonly options: SandboxOptions,
+  ) {
+    this.mapStack = createStackMapper(options.bundle, BUNDLE_FILE, BUNDLE_PREFIX.length);
+  }
+
+  /**
+   * Creates the runtime, evaluates the prelude and the bundle, and returns the sandbox with the
+   * serialized definition (functions as `{"$fn": true}`) and any logs written while loading.
+   * Throws an error with `code` `load_failed` when the component's module code throws.
+   */
+  static async create(
+    options: SandboxOptions,
+  ): Promise<{ sandbox: Sandbox; definition: unknown; logs: LogLine[] }> {
+    const { module } = await getModule();
+    const rt = module.newRuntime();
+    rt.setMemoryLimit(options.limits.memoryBytes);
+    rt.setMaxStackSize(1024 * 1024);
+    const ctx = rt.newContext();
+    const sandbox = new Sandbox(rt, ctx, options);
+    try {
+      const loaded = sandbox.boot();
+      return { sandbox, definition: loaded.definition, logs: loaded.logs };
+    } catch (error) {
+      sandbox.dispose();
+      throw error;
+    }
+  }
+
+  private boot(): { definition: unknown; logs: LogLine[] } {
+    const { ctx, rt } = this;
+    rt.setInterruptHandler(() => this.shouldInterrupt());
+    this.startDeadline(this.options.limits.runTimeoutMs);
+    try {
+      const hostCall = ctx.newFunction("hostCall", (opH, argH) => {
+        const out = runHostOp(ctx.getString(opH), ctx.getString(argH));
+        return ctx.newString(out);
+      });
+      const hostAsync = ctx.newFunction("hostAsync", (opH, argH) =>
+        this.startAsyncOp(ctx.getString(opH), ctx.getString(argH)),
+      );
+      const cfg = ctx.newString(JSON.stringify({ id: this.options.id }));
+      const factory = ctx.unwrapResult(ctx.evalCode(prelude(), "hookline:prelude.js"));
+      const api = ctx.unwrapResult(ctx.callFunction(factory, ctx.undefined, hostCall, hostAsync, cfg));
+      for (const h of [hostCall, hostAsync, cfg, factory]) h.dispose();
+      this.api = {
+        load: ctx.getProp(api, "load"),
+        mount: ctx.getProp(api, "mount"),
+        invoke: ctx.getProp(api, "invoke"),
+      };
+      api.dispose();
+      this.owned.push(this.api.load, this.api.mount, this.api.invoke);
+
+      const wrapped = `${BUNDLE_PREFIX}${this.options.bundle}\n})`;
+      const evaluated = ctx.evalCode(wrapped, BUNDLE_FILE);
+      if (evaluated.error) throw this.loadError(evaluated.error);
+      const result = ctx.callFunction(this.api.load, ctx.undefined, evaluated.value);
+      evaluated.value.dispose();
+      if (result.error) throw this.loadError(result.error);
+      const json = ctx.getString(result.value);
+      result.value.dispose();
+      return JSON.parse(json) as { definition: unknown; logs: LogLine[] };
+    } finally {
+      this.deadline = 0;
+    }
+  }
+
+  private loadError(handle: QuickJSHandle): Error {
+    const dumped = this.ctx.dump(handle) as { name?: string; message?: string; stack?: string } | string;
+    handle.dispose();
+    const info = typeof dumped === "object" && dumped !== null ? dumped : { message: String(dumped) };
+    const reason = this.interruptReason;
+    const message = reason
+      ? `loading the component exceeded its ${reason === "timeout" ? "time" : "memory"} limit`
+      : `${info.name ?? "Error"}: ${info.message ?? ""}`;
+    const error = new Error(`The component threw while loading: ${message}`) as Error & {
+      code: string;
+      stack?: string;
+    };
+    error.code = "load_failed";
+    if (info.stack) error.stack = `${error.message}\n${this.mapStack(info.stack)}`;
+    return error;
+  }
+
+  /** Configures `this` with the given prop values (already decrypted and resolved). */
+  mount(props: Record<string, unknown>): void {
+    const { ctx } = this;
+    const api = this.requireApi();
+    const arg = ctx.newString(JSON.stringify(props));
+    this.startDeadline(this.options.limits.runTimeoutMs);
+    try {
+      const result = ctx.callFunction(api.mount, ctx.undefined, arg);
+      if (result.error) throw this.loadError(result.error);
+      result.value.dispose();
+    } finally {
+      arg.dispose();
+      this.deadline = 0;
+    }
+  }
+
+  /** Runs one invocation (`run`, `action`, `hook`, `options`, `additionalProps`). */
+  async invoke(kind: string, arg: unknown, timeoutMs: number): Promise<GuestResult> {
+    const { ctx, rt } = this;
+    const api = this.requireApi();
+    this.invocations++;
+    this.startDeadline(timeoutMs);
+    const kindH = ctx.newString(kind);
+    const argH = ctx.newString(JSON.stringify(arg ?? {}));
+    let promise: QuickJSHandle | undefined;
+    try {
+      const called = ctx.callFunction(api.invoke, ctx.undefined, kindH, argH);
+      if (called.error) return this.failure(called.error);
+      promise = called.value;
+      for (;;) {
+        const jobs = rt.executePendingJobs();
+        if (jobs.error) jobs.error.dispose();
+        const state = ctx.getPromiseState(promise);
+        if (state.type === "fulfilled") {
+          const json = ctx.getString(state.value);
+          state.value.dispose();
+          return this.finish(json);
+        }
+        if (state.type === "rejected") return this.failure(state.error);
+        if (this.interruptReason) return this.limitResult();
+        if (this.pending.size === 0) {
+          this.broken = true;
+          return errorResult({
+            code: "stalled",
+            name: "Error",
+            message: "The invocation awaited a promise that can never settle",
+          });
+        }
+        const remaining = this.deadline - Date.now();
+        if (remaining <= 0) {
+          this.interruptReason = "timeout";
+          return this.limitResult();
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, remaining);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = undefined;
+      }
+    } finally {
+      promise?.dispose();
+      kindH.dispose();
+      argH.dispose();
+      this.cancelPending();
+      this.deadline = 0;
+    }
+  }
+
+  private requireApi() {
+    if (!this.api || this.disposed) throw new Error("sandbox is disposed");
+    return this.api;
+  }
+
+  private startDeadline(timeoutMs: number): void {
+    this.deadline = Date.now() + timeoutMs;
+    this.lastMemoryCheck = Date.now();
+    this.interruptReason = undefined;
+  }
+
+  private shouldInterrupt(): boolean {
+    if (this.deadline === 0) return false;
+    if (this.interruptReason) return true;
+    const now = Date.now();
+    if (now > this.deadline) {
+      this.interruptReason = "timeout";
+      return true;
+    }
+    // computeMemoryUsage walks the heap (about 0.15 ms on a small one): poll every 10 ms only.
+    if (now - this.lastMemoryCheck >= 10) {
+      this.lastMemoryCheck = now;
+      if (this.memoryUsed() > this.options.limits.memoryBytes) {
+        this.interruptReason = "memory";
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Bytes the guest heap uses now. */
+  memoryUsage(): number {
+    return this.disposed ? 0 : this.memoryUsed();
+  }
+
+  private memoryUsed(): number {
+    const handle = this.rt.computeMemoryUsage();
+    try {
+      const usage = this.ctx.dump(handle) as { memory_used_size?: number };
+      return usage.memory_used_size ?? 0;
+    } finally {
+      handle.dispose();
+    }
+  }
+
+  private startAsyncOp(op: string, argJson: string): QuickJSHandle {
+    const deferred = this.ctx.newPromise();
+    const entry: PendingOp = { deferred };
+    this.pending.add(entry);
+    const settle = (error: unknown, json?: string) => {
+      if (this.disposed || !this.pending.has(entry)) return;
+      this.pending.delete(entry);
+      if (entry.timer) clearTimeout(entry.timer);
+      if (error === undefined) {
+        const value = this.ctx.newString(json ?? "");
+        deferred.resolve(value);
+        value.dispose();
+      } else {
+        const err = this.ctx.newError(error instanceof Error ? error.message : String(error));
+        deferred.reject(err);
+        err.dispose();
+      }
+      deferred.dispose();
+      this.wake?.();
+    };
+    try {
+      const arg = JSON.parse(argJson) as unknown;
+      if (op === "sleep") {
+        const ms = Math.max(0, Math.min(Number(arg) || 0, 2_147_483_647));
+        entry.timer = setTimeout(() => settle(undefined, ""), ms);
+      } else if (op === "fetch") {
+        const fetch = this.options.bridges.fetch;
+        if (!fetch) settle(new Error("fetch is not available: this runtime has no outbound HTTP bridge"));
+        else
+          fetch(arg as Parameters<typeof fetch>[0]).then(
+            (res: BridgeResponse) => settle(undefined, JSON.stringify(res)),
+            (error: unknown) => settle(error),
+          );
+      } else settle(new Error(`unknown async host operation ${op}`));
+    } catch (error) {
+      settle(error);
+    }
+    return deferred.handle;
+  }
+
+  private cancelPending(): void {
+    for (const entry of this.pending) {
+      if (entry.timer) clearTimeout(entry.timer);
+      entry.deferred.dispose();
+    }
+    this.pending.clear();
+  }
+
+  private finish(json: string): GuestResult {
+    if (json.length > this.options.limits.resultBytes) {
+      return errorResult({
+        code: "result_too_large",
+        name: "RangeError",
+        message: `The invocation's result is ${json.length} bytes, over the ${this.options.limits.resultBytes} byte limit`,
+      });
+    }
+    const result = JSON.parse(json) as GuestResult;
+    if (result.error) {
+      if (result.error.name === "InternalError" && /out of memory/.test(result.error.message)) {
+        result.error.code = "memory";
+        this.broken = true;
+      }
+      if (this.interruptReason) return this.limitResult(result.logs);
+      if (result.error.stack) result.error.stack = this.mapStack(result.error.stack);
+    }
+    return result;
+  }
+
+  private failure(handle: QuickJSHandle): GuestResult {
+    const dumped = this.ctx.dump(handle) as { name?: string; message?: string; stack?: string };
+    handle.dispose();
+    if (this.interruptReason) return this.limitResult();
+    this.broken = true;
+    const message = dumped?.message ?? String(dumped);
+    const oom = /out of memory/.test(message);
+    return errorResult({
+      code: oom ? "memory" : "error",
+      name: dumped?.name ?? "Error",
+      message,
+      ...(dumped?.stack ? { stack: this.mapStack(dumped.stack) } : {}),
+    });
+  }
+
+  private limitResult(logs: LogLine[] = []): GuestResult {
+    this.broken = true;
+    const timeout = this.interruptReason === "timeout";
+    const result = errorResult(
+      timeout
+        ? { code: "timeout", name: "TimeoutError", message: "The invocation exceeded its deadline" }
+        : {
+            code: "memory",
+            name: "RangeError",
+            message: `The invocation exceeded its memory limit of ${this.options.limits.memoryBytes} bytes`,
+          },
+    );
+    result.logs = logs;
+    return result;
+  }
+
+  /** Frees the runtime. Never throws: an abort inside QuickJS discards the shared module. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.cancelPending();
+    try {
+      for (const h of this.owned) if (h.alive) h.dispose();
+      this.ctx.dispose();
+      this.rt.dispose();
+    } catch {
+      discardModule();
+    }
+  }
+}
+
+function errorResult(error: InvocationError): GuestResult {
+  return { emits: [], exports: {}, responds: [], sends: [], logs: [], dbWrites: [], error };
+}

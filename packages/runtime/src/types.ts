@@ -1,0 +1,190 @@
+/**
+ * The public contract of `@hookline/runtime`: what the engine (and embedders) call.
+ *
+ * The runtime knows nothing of storage or HTTP. Everything with a side effect outside the sandbox
+ * goes through {@link HostBridges} that the caller passes in.
+ */
+
+import type { ComponentDescription, PropDescription } from "@hookline/core";
+
+export type { ComponentDescription, PropDescription };
+
+/** Source files handed to {@link Runtime.load}. */
+export interface LoadInput {
+  /** The component's code. */
+  code: string;
+  /** Its file name; the extension picks the loader: `.js`, `.mjs`, `.cjs` or `.ts`. */
+  filename: string;
+  /**
+   * Sibling files the component imports by relative path, keyed by their path relative to the
+   * component file's folder (`"../github.app.mjs"`, `"common/utils.mjs"`).
+   */
+  files?: Record<string, string>;
+}
+
+/** What {@link Runtime.load} returns: a bundle ready to mount, and its description. */
+export interface LoadedComponent {
+  /** The bundled code (one script, bare imports resolved), what {@link MountOptions.bundle} takes. */
+  bundle: string;
+  /** Content hash (sha256 hex) of the bundle; the runtime's caches are keyed by it. */
+  hash: string;
+  description: ComponentDescription;
+}
+
+/** An HTTP request a component makes through `fetch` or `axios`, handed to the host. */
+export interface BridgeRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  /** The body as text (base64 when `bodyEncoding` is `base64`). */
+  body?: string;
+  bodyEncoding?: "utf8" | "base64";
+}
+
+/** The host's answer to a {@link BridgeRequest}. */
+export interface BridgeResponse {
+  status: number;
+  statusText?: string;
+  headers: Record<string, string>;
+  body: string;
+  bodyEncoding?: "utf8" | "base64";
+}
+
+/** Functions the caller supplies; the sandbox reaches the outside world only through these. */
+export interface HostBridges {
+  /**
+   * The `$.service.db` store of this deployed component. Values are JSON. Before an invocation of
+   * a component that declares a db prop, the runtime reads `entries()` once, so that
+   * `this.db.get(key)` is synchronous, as in Pipedream; the `set`s of the invocation are written
+   * back in order when it ends (also when it fails), through `set` (`undefined` deletes).
+   */
+  db?: {
+    /** Every key and value of this component's db. */
+    entries(): Promise<Record<string, unknown>>;
+    /** Stores a value (`undefined` deletes the key). */
+    set(key: string, value: unknown): Promise<void>;
+  };
+  /** Outbound HTTP (the engine passes the SSRF-guarded transport). Absent: fetch fails clearly. */
+  fetch?: (request: BridgeRequest) => Promise<BridgeResponse>;
+}
+
+/** Per-invocation limits. */
+export interface Limits {
+  /** Deadline for `run` and hooks, ms (default 30,000). */
+  runTimeoutMs: number;
+  /** Deadline for `options` and `additionalProps`, ms (default 5,000). */
+  optionsTimeoutMs: number;
+  /** Memory per sandbox, bytes (default 64 MB). */
+  memoryBytes: number;
+  /** Largest serialized result (emits, exports, return value...), bytes (default 8 MB). */
+  resultBytes: number;
+}
+
+/** Everything needed to mount one deployed component. */
+export interface MountOptions {
+  /** The deployed component's id (`dc_...`), for logs and `process.env.PD_COMPONENT`. */
+  id: string;
+  /** The bundle from {@link Runtime.load}. */
+  bundle: string;
+  /**
+   * Configured prop values, already decrypted and resolved by the caller:
+   * user-input props -> their values; `$.interface.http` -> `{ endpoint }`;
+   * `$.interface.timer` -> `{ intervalSeconds }` or `{ cron, timezone? }`;
+   * `app` -> `{ $auth }` (the credentials; read-only in the sandbox); `$.service.db` -> omitted.
+   */
+  props: Record<string, unknown>;
+  bridges?: HostBridges;
+  limits?: Partial<Limits>;
+}
+
+/** Emit metadata, as passed to `this.$emit(event, meta)`. */
+export interface EmitMeta {
+  id?: string | number;
+  name?: string;
+  summary?: string;
+  ts?: number;
+}
+
+/** Arguments of `respond()` (HTTP interface) or `$.respond()` (actions). */
+export interface RespondCall {
+  status: number;
+  headers?: Record<string, string>;
+  /** A string, a JSON value, or bytes (`{ $bytes: "<base64>" }`). */
+  body?: unknown;
+}
+
+/** One line of a component's console output or error, as logged during an invocation. */
+export interface LogLine {
+  level: "debug" | "info" | "log" | "warn" | "error";
+  message: string;
+  /** Epoch ms. */
+  ts: number;
+}
+
+/** The error an invocation ended with. */
+export interface InvocationError {
+  /** `timeout`, `memory`, `configuration_error`, `result_too_large`, `invalid_respond`, `error`... */
+  code: string;
+  name: string;
+  message: string;
+  /** Stack with the component's own file names and lines. */
+  stack?: string;
+}
+
+/** What happened during one invocation. Never throws for component errors: see `error`. */
+export interface InvocationResult {
+  emits: { event: unknown; meta: EmitMeta }[];
+  exports: Record<string, unknown>;
+  returnValue?: unknown;
+  responds: RespondCall[];
+  sends: { kind: "http" | "email" | "s3" | "emit" | "sse"; payload: unknown }[];
+  flowExit?: { reason?: string };
+  logs: LogLine[];
+  error?: InvocationError;
+  durationMs: number;
+}
+
+/** Arguments of an async options call: SPEC's `{ page, prevContext, query }`. */
+export interface OptionsArgs {
+  page?: number;
+  prevContext?: unknown;
+  query?: string;
+  /** For a prop that `additionalProps` defines: the prop definitions it gets as its argument. */
+  previous?: Record<string, PropDescription>;
+}
+
+/** A mounted instance of one deployed component. */
+export interface MountedComponent {
+  readonly id: string;
+  readonly description: ComponentDescription;
+  /** Source: `run(event)`. Action: `run({ $, steps })` with `event` as `steps` (see {@link MountedComponent.runAction}). */
+  run(event: unknown): Promise<InvocationResult>;
+  /** Action: `run({ $, steps })`. */
+  runAction(steps?: Record<string, unknown>): Promise<InvocationResult>;
+  /** Runs a lifecycle hook; a hook the component does not define does nothing. */
+  hook(name: "deploy" | "activate" | "deactivate"): Promise<InvocationResult>;
+  /**
+   * Async options of a prop. `returnValue` holds what the method returned, normalized to
+   * `{ options: unknown[], context?: { nextPageToken?: unknown } }`.
+   */
+  options(prop: string, args: OptionsArgs): Promise<InvocationResult>;
+  /** `additionalProps(previousPropDefs)`; `returnValue` holds the serializable prop descriptions. */
+  additionalProps(previousPropDefs: Record<string, PropDescription>): Promise<InvocationResult>;
+  /** Bytes the sandbox's JavaScript heap uses now (QuickJS `memory_used_size`); 0 when unmounted. */
+  memoryUsage(): number;
+  /** Frees the sandbox. */
+  dispose(): void;
+}
+
+/** The runtime: load (bundle + describe) and mount components. */
+export interface Runtime {
+  /**
+   * Bundles code and describes its definition. Throws a `HooklineError` with code
+   * `bundle_failed`, `module_not_found`, `load_failed` or `invalid_component` (with `problems`).
+   */
+  load(input: LoadInput): Promise<LoadedComponent>;
+  /** Builds the sandbox of one deployed component and binds its prop values to `this`. */
+  mount(options: MountOptions): Promise<MountedComponent>;
+  /** Frees every sandbox and the bundler service. */
+  close(): Promise<void>;
+}

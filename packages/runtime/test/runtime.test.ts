@@ -1,0 +1,500 @@
+import { afterAll, describe, expect, it } from "vitest";
+import type { BridgeResponse } from "../src/index.js";
+import { memoryDb, mountCode, testRuntime } from "./_helpers.js";
+
+const runtime = testRuntime();
+afterAll(() => runtime.close());
+
+describe("sources", () => {
+  it("binds every user prop type, methods and $emit with its metadata to this", async () => {
+    const code = `
+      export default {
+        name: "Props", version: "0.1.0",
+        props: {
+          s: { type: "string" }, i: { type: "integer" }, b: { type: "boolean" }, o: { type: "object" },
+          ss: { type: "string[]" }, is: { type: "integer[]" }, bs: { type: "boolean[]" },
+          optional: { type: "string", optional: true, default: "dflt" },
+          alert: { type: "alert", alertType: "info", content: "hello" },
+        },
+        methods: { describe() { return [this.s, this.i, this.b, this.o.k, this.ss, this.is, this.bs].map(String).join("|") } },
+        async run(event) {
+          this.$emit({ text: this.describe(), event }, { id: "a1", name: "chan", summary: "Summary", ts: 1700000000000 });
+          this.$emit("plain");
+        },
+      };`;
+    const m = await mountCode(runtime, code, {
+      s: "x",
+      i: 3,
+      b: true,
+      o: { k: "v" },
+      ss: ["a", "b"],
+      is: [1, 2],
+      bs: [false],
+      optional: "dflt",
+    });
+    const r = await m.run({ n: 1 });
+    expect(r.error).toBeUndefined();
+    expect(r.emits).toEqual([
+      {
+        event: { text: "x|3|true|v|a,b|1,2|false", event: { n: 1 } },
+        meta: { id: "a1", name: "chan", summary: "Summary", ts: 1700000000000 },
+      },
+      { event: "plain", meta: {} },
+    ]);
+    expect(m.description.props.optional).toMatchObject({ type: "string", optional: true, default: "dflt" });
+    m.dispose();
+  });
+
+  it("runs each hook with this bound and reports what they did", async () => {
+    const code = `
+      export default {
+        name: "Hooks", version: "0.1.0",
+        props: { db: "$.service.db" },
+        hooks: {
+          async deploy() { this.db.set("calls", ["deploy"]); this.$emit({ historical: 1 }); },
+          async activate() { this.db.set("calls", [...this.db.get("calls"), "activate"]); },
+          async deactivate() { console.warn("bye"); },
+        },
+        run() {},
+      };`;
+    const db = memoryDb();
+    const m = await mountCode(runtime, code, {}, { db: db.bridge });
+    expect((await m.hook("deploy")).emits).toEqual([{ event: { historical: 1 }, meta: {} }]);
+    await m.hook("activate");
+    const deactivate = await m.hook("deactivate");
+    expect(db.values.get("calls")).toEqual(["deploy", "activate"]);
+    expect(deactivate.logs).toMatchObject([{ level: "warn", message: "bye" }]);
+    expect(m.description.hooks).toEqual(["deploy", "activate", "deactivate"]);
+    m.dispose();
+  });
+
+  it("keeps db values across invocations, and refuses values that are not JSON-serializable", async () => {
+    const code = `
+      export default {
+        name: "Counter", version: "0.1.0",
+        props: { db: "$.service.db" },
+        async run(event) {
+          if (event.bad) { this.db.set("f", { fn() {} }); return; }
+          const n = (await this.db.get("n")) ?? 0;
+          this.db.set("n", n + 1);
+          this.$emit({ n: this.db.get("n"), missing: this.db.get("nope") === undefined });
+        },
+      };`;
+    const db = memoryDb();
+    const m = await mountCode(runtime, code, {}, { db: db.bridge });
+    await m.run({});
+    const second = await m.run({});
+    expect(second.emits[0]?.event).toEqual({ n: 2, missing: true });
+    expect(db.values.get("n")).toBe(2);
+    const bad = await m.run({ bad: true });
+    expect(bad.error).toMatchObject({ code: "error", name: "TypeError" });
+    expect(bad.error?.message).toContain("not JSON-serializable (a function at value.fn)");
+    m.dispose();
+  });
+
+  it("gives the HTTP interface its endpoint and validates respond()", async () => {
+    const code = `
+      export default {
+        name: "Http", version: "0.1.0",
+        props: { http: { type: "$.interface.http", customResponse: true } },
+        async run(event) {
+          if (event.body.bad) { this.http.respond({ status: 99 }); return; }
+          this.http.respond({ status: 201, headers: { "x-a": "b" }, body: { echo: event.body, at: this.http.endpoint } });
+        },
+        hooks: { async activate() { this.http.respond({ status: 200 }); } },
+      };`;
+    const m = await mountCode(runtime, code, { http: { endpoint: "http://localhost/http/en_1" } });
+    const ok = await m.run({
+      method: "POST",
+      path: "/",
+      query: {},
+      headers: {},
+      bodyRaw: "{}",
+      body: { a: 1 },
+    });
+    expect(ok.responds).toEqual([
+      { status: 201, headers: { "x-a": "b" }, body: { echo: { a: 1 }, at: "http://localhost/http/en_1" } },
+    ]);
+    const bad = await m.run({ body: { bad: true } });
+    expect(bad.error).toMatchObject({ code: "invalid_respond" });
+    const hook = await m.hook("activate");
+    expect(hook.error?.message).toBe("respond() is callable from run() only");
+    expect(m.description.props.http).toMatchObject({ type: "$.interface.http", customResponse: true });
+    m.dispose();
+  });
+
+  it("passes the timer event and the timer config", async () => {
+    const code = `
+      export default {
+        name: "Timer", version: "0.1.0",
+        props: { timer: { type: "$.interface.timer", default: { intervalSeconds: 60 } } },
+        run(event) { this.$emit({ event, config: this.timer }); },
+      };`;
+    const m = await mountCode(runtime, code, { timer: { intervalSeconds: 60 } });
+    const r = await m.run({ timestamp: 1700000000, interval_seconds: 60 });
+    expect(r.emits[0]?.event).toEqual({
+      event: { timestamp: 1700000000, interval_seconds: 60 },
+      config: { intervalSeconds: 60 },
+    });
+    m.dispose();
+  });
+
+  it("gives app props their methods and a read-only $auth", async () => {
+    const app = `
+      export default {
+        type: "app", app: "github",
+        propDefinitions: {
+          repo: {
+            type: "string", label: "Repository",
+            async options({ page, prevContext, org }) {
+              const all = ["a", "b", "c", "d", "e"].map((r) => org + "/" + r + this.suffix());
+              if (prevContext.next !== undefined || page === undefined) {
+                const at = prevContext.next ?? 0;
+                return { options: all.slice(at, at + 2), context: { nextPageToken: at + 2 < all.length ? at + 2 : undefined, next: at + 2 } };
+              }
+              return all.slice(page * 2, page * 2 + 2);
+            },
+          },
+          org: { type: "string", label: "Organization", options: ["acme", "umbrella"] },
+        },
+        methods: {
+          suffix() { return ""; },
+          token() { return this.$auth.oauth_access_token; },
+          async whoami() { return "user:" + this.token(); },
+        },
+      };`;
+    const code = `
+      import github from "./github.app.mjs";
+      export default {
+        name: "App", version: "0.1.0",
+        props: {
+          github,
+          org: { propDefinition: [github, "org"] },
+          repo: { propDefinition: [github, "repo", (c) => ({ org: c.org })] },
+        },
+        async run() {
+          // Writes to $auth are ignored (sloppy mode) or throw (strict mode); either way it is unchanged.
+          try { this.github.$auth.oauth_access_token = "stolen"; } catch {}
+          try { this.github.$auth = { oauth_access_token: "replaced" }; } catch {}
+          this.$emit({ who: await this.github.whoami(), token: this.github.$auth.oauth_access_token, repo: this.repo });
+        },
+      };`;
+    const m = await mountCode(
+      runtime,
+      code,
+      { github: { $auth: { oauth_access_token: "tok" } }, org: "acme", repo: "acme/a" },
+      {},
+      "component.mjs",
+      { "github.app.mjs": app },
+    );
+    const r = await m.run({});
+    expect(r.emits[0]?.event).toEqual({ who: "user:tok", token: "tok", repo: "acme/a" });
+    expect(m.description.props.repo).toMatchObject({
+      type: "string",
+      label: "Repository",
+      dynamicOptions: true,
+      propDefinition: { appProp: "github", name: "repo", hasInputValues: true },
+    });
+    // Paging by page: the inputValues function sees the configured props.
+    const page0 = await m.options("repo", { page: 0 });
+    const page1 = await m.options("repo", { page: 1 });
+    expect(page0.returnValue).toEqual({ options: ["acme/a", "acme/b"] });
+    expect(page1.returnValue).toEqual({ options: ["acme/c", "acme/d"] });
+    // Paging by prevContext.
+    const first = await m.options("repo", { prevContext: { next: 0 } });
+    expect(first.returnValue).toEqual({
+      options: ["acme/a", "acme/b"],
+      context: { nextPageToken: 2, next: 2 },
+    });
+    const second = await m.options("repo", { prevContext: { next: 4 } });
+    expect(second.returnValue).toEqual({ options: ["acme/e"], context: { next: 6 } });
+    expect((await m.options("org", {})).returnValue).toEqual({ options: ["acme", "umbrella"] });
+    m.dispose();
+  });
+
+  it("passes the query to useQuery options and reports ConfigurationError as such", async () => {
+    const code = `
+      import { ConfigurationError } from "@pipedream/platform";
+      export default {
+        name: "Query", version: "0.1.0",
+        props: {
+          q: { type: "string", useQuery: true, async options({ query }) { if (query === "bad") throw new ConfigurationError("Pick another query"); return [{ label: "L:" + query, value: query }]; } },
+        },
+        run() {},
+      };`;
+    const m = await mountCode(runtime, code, {});
+    expect((await m.options("q", { query: "abc" })).returnValue).toEqual({
+      options: [{ label: "L:abc", value: "abc" }],
+    });
+    const bad = await m.options("q", { query: "bad" });
+    expect(bad.error).toMatchObject({
+      code: "configuration_error",
+      name: "ConfigurationError",
+      message: "Pick another query",
+    });
+    m.dispose();
+  });
+
+  it("describes additionalProps after a reloadProps prop", async () => {
+    const code = `
+      export default {
+        name: "Dynamic", version: "0.1.0",
+        props: { mode: { type: "string", options: ["simple", "advanced"], reloadProps: true } },
+        async additionalProps(previous) {
+          if (this.mode !== "advanced") return {};
+          return {
+            depth: { type: "integer", label: "Depth", min: 1, max: 5, optional: true, default: previous.depth ? 3 : 2 },
+            color: { type: "string", async options() { return ["red", "blue"]; } },
+          };
+        },
+        run() { this.$emit({ depth: this.depth }); },
+      };`;
+    const simple = await mountCode(runtime, code, { mode: "simple" });
+    expect((await simple.additionalProps({})).returnValue).toEqual({});
+    const advanced = await mountCode(runtime, code, { mode: "advanced", depth: 4 });
+    const r = await advanced.additionalProps({});
+    expect(r.returnValue).toEqual({
+      depth: { type: "integer", label: "Depth", min: 1, max: 5, optional: true, default: 2 },
+      color: { type: "string", dynamicOptions: true },
+    });
+    expect((await advanced.options("color", {})).returnValue).toEqual({ options: ["red", "blue"] });
+    expect((await advanced.run({})).emits[0]?.event).toEqual({ depth: 4 });
+    expect(simple.description.props.mode?.reloadProps).toBe(true);
+    simple.dispose();
+    advanced.dispose();
+  });
+
+  it("reports a thrown error with a stack that points at the component's own lines", async () => {
+    const code = [
+      "export default {",
+      "  name: 'Thrower', version: '0.1.0',",
+      "  methods: { fail() {",
+      "    throw new Error('boom');",
+      "  } },",
+      "  run() { this.fail(); },",
+      "};",
+    ].join("\n");
+    const m = await mountCode(runtime, code, {}, {}, "thrower.mjs");
+    const r = await m.run({});
+    expect(r.error).toMatchObject({ code: "error", name: "Error", message: "boom" });
+    expect(r.error?.stack).toContain("thrower.mjs:4:");
+    expect(r.logs.at(-1)).toMatchObject({ level: "error" });
+    expect((await m.run({})).error?.message).toBe("boom");
+    m.dispose();
+  });
+});
+
+describe("actions", () => {
+  it("gives run({ $, steps }) every $ call and a return value", async () => {
+    const code = `
+      export default {
+        name: "Act", version: "0.1.0", type: "action",
+        props: { n: { type: "integer" } },
+        async run({ $, steps }) {
+          $.export("$summary", "did " + this.n);
+          $.export("double", this.n * 2);
+          $.respond({ status: 202, body: "accepted" });
+          $.send.http({ method: "POST", url: "https://example.com", data: { a: 1 } });
+          $.send.email({ subject: "s", text: "t" });
+          $.send.s3({ bucket: "b", payload: {} });
+          $.send.emit({ raw_event: { x: 1 } });
+          $.send.sse({ channel: "c", payload: { y: 2 } });
+          if (steps.trigger.exit) $.flow.exit("stopping");
+          return { steps };
+        },
+      };`;
+    const m = await mountCode(runtime, code, { n: 4 });
+    const r = await m.runAction({ trigger: { event: 1 } });
+    expect(r.error).toBeUndefined();
+    expect(r.exports).toEqual({ $summary: "did 4", double: 8 });
+    expect(r.responds).toEqual([{ status: 202, body: "accepted" }]);
+    expect(r.sends.map((s) => s.kind)).toEqual(["http", "email", "s3", "emit", "sse"]);
+    expect(r.returnValue).toEqual({ steps: { trigger: { event: 1 } } });
+    const exited = await m.runAction({ trigger: { exit: true } });
+    expect(exited.flowExit).toEqual({ reason: "stopping" });
+    expect(exited.error).toBeUndefined();
+    expect(exited.returnValue).toBeUndefined();
+    m.dispose();
+  });
+});
+
+describe("shims and built-in modules", () => {
+  it("provides the globals and modules components use", async () => {
+    const code = `
+      import crypto from "crypto";
+      import { Buffer as B } from "buffer";
+      import qs from "querystring";
+      import util from "util";
+      import { EventEmitter } from "events";
+      import { axios, DEFAULT_POLLING_SOURCE_TIMER_INTERVAL } from "@pipedream/platform";
+      import { defineSource } from "@pipedream/types";
+      export default defineSource({
+        name: "Shims", version: "0.1.0",
+        async run() {
+          const u = new URL("https://user:pw@example.com:8443/p/a?x=1#h");
+          u.searchParams.append("y", "2 3");
+          const ee = new EventEmitter(); let got; ee.once("e", (v) => (got = v)); ee.emit("e", 5);
+          await new Promise((r) => setTimeout(r, 2));
+          this.$emit({
+            url: [u.hostname, u.port, u.pathname, u.search, u.hash, u.origin],
+            sp: new URLSearchParams({ a: "1", b: "x y" }).toString(),
+            b64: Buffer.from("héllo").toString("base64"), hex: B.from("ff00", "hex").length,
+            text: new TextDecoder().decode(new TextEncoder().encode("€uro")),
+            ab: [btoa("hi"), atob("aGk=")],
+            sha: crypto.createHash("sha256").update("abc").digest("hex"),
+            hmac: crypto.createHmac("sha256", "key").update("msg").digest("base64"),
+            uuid: /^[0-9a-f-]{36}$/.test(crypto.randomUUID()),
+            eq: crypto.timingSafeEqual(Buffer.from("a"), Buffer.from("a")),
+            clone: structuredClone({ d: [1, { e: 2 }] }),
+            env: process.env.PD_COMPONENT,
+            qs: qs.stringify({ a: 1, b: [2, 3] }), fmt: util.format("%s=%d", "n", 4), got,
+            interval: DEFAULT_POLLING_SOURCE_TIMER_INTERVAL, axios: typeof axios,
+          });
+        },
+      });`;
+    const m = await mountCode(runtime, code, {});
+    const r = await m.run({});
+    expect(r.error).toBeUndefined();
+    expect(r.emits[0]?.event).toEqual({
+      url: ["example.com", "8443", "/p/a", "?x=1&y=2+3", "#h", "https://example.com:8443"],
+      sp: "a=1&b=x+y",
+      b64: Buffer.from("héllo").toString("base64"),
+      hex: 2,
+      text: "€uro",
+      ab: ["aGk=", "hi"],
+      sha: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+      hmac: require("node:crypto").createHmac("sha256", "key").update("msg").digest("base64"),
+      uuid: true,
+      eq: true,
+      clone: { d: [1, { e: 2 }] },
+      env: "dc_test",
+      qs: "a=1&b=2&b=3",
+      fmt: "n=4",
+      got: 5,
+      interval: 900,
+      axios: "function",
+    });
+    m.dispose();
+  });
+
+  it("routes fetch and axios through the host's fetch bridge", async () => {
+    const code = `
+      import { axios } from "@pipedream/platform";
+      export default {
+        name: "Net", version: "0.1.0", type: "action",
+        async run({ $ }) {
+          const res = await fetch("https://api.example.com/items?x=1", { method: "POST", headers: { "X-A": "b" }, body: JSON.stringify({ a: 1 }) });
+          const data = await axios($, { url: "https://api.example.com/users", params: { q: "x", skip: undefined } });
+          const full = await axios($, { url: "https://api.example.com/users", returnFullResponse: true });
+          let error;
+          try { await axios($, { url: "https://api.example.com/missing" }); } catch (e) { error = e.response.status; }
+          return { status: res.status, body: await res.json(), data, fullStatus: full.status, error };
+        },
+      };`;
+    const calls: unknown[] = [];
+    const m = await mountCode(
+      runtime,
+      code,
+      {},
+      {
+        fetch: async (req): Promise<BridgeResponse> => {
+          calls.push({ url: req.url, method: req.method, headers: req.headers, body: req.body });
+          if (req.url.endsWith("/missing")) return { status: 404, headers: {}, body: "{}" };
+          return {
+            status: 200,
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ ok: req.url }),
+          };
+        },
+      },
+    );
+    const r = await m.runAction();
+    expect(r.error).toBeUndefined();
+    expect(r.returnValue).toEqual({
+      status: 200,
+      body: { ok: "https://api.example.com/items?x=1" },
+      data: { ok: "https://api.example.com/users?q=x" },
+      fullStatus: 200,
+      error: 404,
+    });
+    expect(calls[0]).toEqual({
+      url: "https://api.example.com/items?x=1",
+      method: "POST",
+      headers: { "x-a": "b" },
+      body: '{"a":1}',
+    });
+    m.dispose();
+  });
+
+  it("refuses Node modules it does not provide, naming the module", async () => {
+    await expect(
+      runtime.load({
+        filename: "fs.mjs",
+        code: `import fs from "fs"; export default { name: "F", version: "1", run() { fs.readFileSync("/etc/passwd") } };`,
+      }),
+    ).rejects.toMatchObject({
+      code: "load_failed",
+      message: expect.stringContaining('Module "fs" is not available'),
+    });
+    await expect(
+      runtime.load({
+        filename: "cp.mjs",
+        code: `import cp from "node:child_process"; export default { name: "C", version: "1", run() {} };`,
+      }),
+    ).rejects.toMatchObject({
+      code: "load_failed",
+      message: expect.stringContaining('Module "node:child_process" is not available'),
+    });
+  });
+
+  it("loads and runs a TypeScript component", async () => {
+    const code = `
+      interface Item { id: number; label: string }
+      const items: Item[] = [{ id: 1, label: "one" }];
+      export default {
+        name: "Typed", version: "0.1.0",
+        props: { prefix: { type: "string" as const } },
+        run(): void { for (const item of items) (this as any).$emit({ text: (this as any).prefix + item.label }, { id: item.id }); },
+      };`;
+    const m = await mountCode(runtime, code, { prefix: ">" }, {}, "typed.ts");
+    expect((await m.run({})).emits).toEqual([{ event: { text: ">one" }, meta: { id: 1 } }]);
+    m.dispose();
+  });
+});
+
+describe("load errors", () => {
+  it("returns every validation problem with its code and path", async () => {
+    await expect(
+      runtime.load({
+        filename: "bad.mjs",
+        code: `export default { name: "Bad", props: { n: { type: "integer", secret: true } }, run() {} };`,
+      }),
+    ).rejects.toMatchObject({
+      code: "invalid_component",
+      details: {
+        problems: expect.arrayContaining([
+          expect.objectContaining({ path: "version" }),
+          expect.objectContaining({ path: "props.n.secret" }),
+        ]),
+      },
+    });
+  });
+
+  it("names a missing relative file or package", async () => {
+    await expect(
+      runtime.load({ filename: "a.mjs", code: `import x from "./nope.mjs"; export default x;` }),
+    ).rejects.toMatchObject({
+      code: "module_not_found",
+      message: expect.stringContaining('Cannot find "./nope.mjs"'),
+    });
+    await expect(
+      runtime.load({ filename: "a.mjs", code: `import x from "no-such-package-hl@^1"; export default x;` }),
+    ).rejects.toMatchObject({
+      code: "module_not_found",
+      message: expect.stringContaining('Cannot find package "no-such-package-hl@^1"'),
+    });
+    await expect(runtime.load({ filename: "a.mjs", code: `export default {` })).rejects.toMatchObject({
+      code: "bundle_failed",
+    });
+  });
+});
