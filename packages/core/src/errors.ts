@@ -39,6 +39,7 @@ export const ERROR_CODES = {
 
   // The engine (@hookline/engine).
   hook_failed: 422,
+  account_in_use: 409,
 } as const;
 
 /** A stable, documented error code. */

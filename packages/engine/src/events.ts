@@ -3,19 +3,12 @@
  * with `hookline.events.on(type, handler)`. Handlers run synchronously after the change is stored;
  * a throwing handler is isolated and does not fail the operation.
  */
-import type { LogLine } from "@hookline/runtime";
+import type { LogLine, StoredEvent } from "@hookline/store";
 
 /** Event payloads by type. */
 export type HooklineEvents = {
-  /** A source emitted an event (after dedupe, once stored). */
-  emit: {
-    workspaceId: string;
-    sourceId: string;
-    emitId: string;
-    name: string;
-    event: unknown;
-    indexedAtMs: number;
-  };
+  /** A source emitted an event (after dedupe, once stored with its deliveries). */
+  emit: { workspaceId: string; sourceId: string; event: StoredEvent; deliveryIds: string[] };
   /** A component wrote log lines (console output, errors, hook results). */
   log: { workspaceId: string; sourceId: string; lines: LogLine[] };
   /** A source was deployed, updated, activated, deactivated or deleted. */

@@ -1,8 +1,24 @@
 /**
- * The Hookline engine: the composition root that turns saved code into running sources.
+ * The Hookline engine: the composition root that turns saved code into running sources that react
+ * to HTTP requests and timers, keep state, emit deduplicated events and keep them for reading.
  * @packageDocumentation
  */
-export * from "./api-keys.js";
+export { API_KEY_PREFIX } from "./api-keys.js";
+export { type Clock, createFakeClock, type FakeClock, systemClock } from "./clock.js";
 export type { HooklineEvents } from "./events.js";
-export * from "./http-event.js";
-export * from "./secrets.js";
+export {
+  type AccountView,
+  type CodeInput,
+  type ComponentView,
+  createHookline,
+  type DeployInput,
+  type EngineTransport,
+  type Hookline,
+  type HooklineOptions,
+  type IngressResponse,
+  type RunSummary,
+  type SourceView,
+  type UpdateInput,
+} from "./hookline.js";
+export type { IngressRequest } from "./http-event.js";
+export { createSecretBox, type SecretBox } from "./secrets.js";
