@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   // The engine (@hookline/engine).
   hook_failed: 422,
   account_in_use: 409,
+  invalid_url: 422,
 } as const;
 
 /** A stable, documented error code. */

@@ -8,3 +8,4 @@ export * from "./retry-schedule.js";
 export * from "./signature.js";
 export * from "./ssrf.js";
 export * from "./transport.js";
+export * from "./worker.js";

@@ -8,9 +8,18 @@ import {
 } from "./retry-schedule.js";
 
 describe("DEFAULT_RETRY_SCHEDULE_MS", () => {
-  it("follows the Standard Webhooks schedule", () => {
+  it("follows DESIGN.md's schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h", () => {
+    const h = 3_600_000;
     expect(DEFAULT_RETRY_SCHEDULE_MS).toEqual([
-      5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+      5_000,
+      300_000,
+      1_800_000,
+      2 * h,
+      5 * h,
+      10 * h,
+      14 * h,
+      20 * h,
+      24 * h,
     ]);
     expect(Object.isFrozen(DEFAULT_RETRY_SCHEDULE_MS)).toBe(true);
   });
@@ -24,7 +33,8 @@ describe("nextRetryDelay", () => {
   });
 
   it("returns undefined when exhausted", () => {
-    expect(nextRetryDelay(8)).toBeUndefined();
+    expect(nextRetryDelay(9, undefined, 0)).toBe(24 * 3_600_000);
+    expect(nextRetryDelay(10)).toBeUndefined();
     expect(nextRetryDelay(100)).toBeUndefined();
     expect(nextRetryDelay(2, [1000])).toBeUndefined();
   });

@@ -3,9 +3,9 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 /**
- * Delays between delivery attempts, in milliseconds, following the Standard Webhooks / Svix schedule:
- * the first attempt is immediate, then retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h
- * (8 attempts over roughly 27.5 hours).
+ * Delays between delivery attempts, in milliseconds (DESIGN.md, "Delivery semantics"): the first
+ * attempt is immediate, then retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h
+ * (10 attempts over about 3.2 days), each with ±20 % jitter.
  */
 export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([
   5 * SECOND,
@@ -14,7 +14,9 @@ export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([
   2 * HOUR,
   5 * HOUR,
   10 * HOUR,
-  10 * HOUR,
+  14 * HOUR,
+  20 * HOUR,
+  24 * HOUR,
 ]);
 
 /** Default relative jitter applied by {@link nextRetryDelay}: ±20 %. */

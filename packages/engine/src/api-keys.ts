@@ -11,7 +11,6 @@ export function generateApiKey(): string {
 /**
  * The hash under which a key is stored: SHA-256, hex. Keys are long random strings, so a fast hash
  * is enough (no password stretching needed) and lets every request be checked with one lookup.
- * @internal
  */
 export function hashApiKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");

@@ -16,6 +16,7 @@ import {
   nextFireAt,
   orderEmits,
   type Problem,
+  type PropDescription,
   planTick,
   type TimerConfig,
   timerEvent,
@@ -24,6 +25,13 @@ import {
   validatePropValues,
   validateRespond,
 } from "@hookline/core";
+import {
+  createDeliveryWorker,
+  createTransport,
+  type DeliveryWorker,
+  type DeliveryWorkerOptions,
+  type Transport,
+} from "@hookline/delivery";
 import {
   type BridgeRequest,
   type BridgeResponse,
@@ -54,12 +62,13 @@ import { type Clock, systemClock } from "./clock.js";
 import type { HooklineEvents } from "./events.js";
 import { type IngressRequest, toHttpEvent } from "./http-event.js";
 import { createSecretBox } from "./secrets.js";
+import { createWebhooksApi, type SubscriptionsApi, type WebhooksApi } from "./webhooks.js";
 
-/** The outbound HTTP the engine hands to sandboxed components (the delivery transport's guarded fetch). */
-export interface EngineTransport {
-  /** A fetch that refuses private addresses unless allowed (see `@hookline/delivery`). */
-  fetch: typeof fetch;
-}
+/** Options of the delivery worker the engine runs (see `createDeliveryWorker` in `@hookline/delivery`). */
+export type EngineWorkerOptions = Omit<
+  DeliveryWorkerOptions,
+  "store" | "transport" | "decryptSecret" | "clock"
+>;
 
 /** Options of {@link createHookline}. */
 export interface HooklineOptions {
@@ -67,8 +76,21 @@ export interface HooklineOptions {
   store?: Store;
   /** The sandbox runtime (default: one resolving bare imports from `./node_modules`). */
   runtime?: Runtime;
-  /** Outbound HTTP for components' `fetch`/`axios`; without it those calls fail clearly. */
-  transport?: EngineTransport;
+  /**
+   * Outbound HTTP: webhook deliveries, components' `fetch`/`axios`, code by URL. Default: the
+   * SSRF-guarded transport of `@hookline/delivery` (private addresses refused unless
+   * `allowPrivateUrls`).
+   */
+  transport?: Transport;
+  /** Let the default transport reach private, loopback and link-local addresses (development). */
+  allowPrivateUrls?: boolean;
+  /** Addresses, host names or CIDR ranges the default transport may reach although private. */
+  allowList?: string[];
+  /**
+   * The delivery worker: its options, or `false` for a node that only serves the API (another
+   * node's worker delivers). It starts with {@link Hookline.start}.
+   */
+  worker?: EngineWorkerOptions | false;
   /** The clock (default: the wall clock); tests pass {@link createFakeClock}. */
   clock?: Clock;
   /**
@@ -85,8 +107,6 @@ export interface HooklineOptions {
   limits?: Partial<Limits>;
   /** Timers: how often due ticks are looked for once {@link Hookline.start} ran (default 1,000 ms). */
   timerPollMs?: number;
-  /** Called after events were stored (the delivery worker's `wake`). */
-  onEventsStored?: () => void;
 }
 
 /** A saved component as the engine returns it (code and bundle left out). */
@@ -216,6 +236,20 @@ export interface Hookline {
     get(workspaceId: string, id: string): Promise<ComponentView>;
     /** The workspace's saved components. */
     list(workspaceId: string): Promise<ComponentView[]>;
+    /**
+     * Fetches component code from a URL through the guarded transport (private addresses are
+     * refused unless the transport allows them); at most 1 MB, 2xx only.
+     */
+    fetchCode(url: string): Promise<string>;
+    /**
+     * The props of a saved component after `additionalProps()` ran with the values configured so
+     * far (SPEC's `reloadProps`): the component's own props merged with the additional ones.
+     */
+    reloadProps(
+      workspaceId: string,
+      componentId: string,
+      configured: Record<string, unknown>,
+    ): Promise<Record<string, PropDescription>>;
   };
   /** Deployed sources (`dc_...`). */
   readonly sources: {
@@ -257,6 +291,10 @@ export interface Hookline {
       args?: OptionsArgs & { props?: Record<string, unknown> },
     ): Promise<{ options: unknown[]; context?: unknown }>;
   };
+  /** Webhooks: where events are delivered. */
+  readonly webhooks: WebhooksApi;
+  /** Subscriptions: which webhook gets which source's events. */
+  readonly subscriptions: SubscriptionsApi;
   /** The HTTP-interface ingress: `/http/{endpointId}[/...]`. Needs no API key. */
   ingress(endpointId: string, request: IngressRequest): Promise<IngressResponse>;
   /** Timers. */
@@ -264,9 +302,14 @@ export interface Hookline {
     /** Runs every timer due now, once each; resolves with how many fired. */
     tick(): Promise<number>;
   };
-  /** Starts the timer loop. */
+  /** Starts the timer loop and the delivery worker. */
   start(): void;
-  /** Stops loops, unmounts every sandbox and closes the runtime (the store is the caller's). */
+  /** The delivery worker (undefined when `worker: false`); tests drive it with `runOnce()`. */
+  readonly worker: DeliveryWorker | undefined;
+  /**
+   * Stops the loops, drains in-flight deliveries (releasing what does not finish), unmounts every
+   * sandbox and closes the runtime and transport it created (the store is the caller's).
+   */
   close(): Promise<void>;
 }
 
@@ -315,6 +358,24 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     });
   const clock = options.clock ?? systemClock;
   const box = createSecretBox(options.secretsKey ?? randomUUID());
+  const ownsTransport = options.transport === undefined;
+  const transport =
+    options.transport ??
+    createTransport({
+      ...(options.allowPrivateUrls ? { allowPrivate: true } : {}),
+      ...(options.allowList ? { allowList: options.allowList } : {}),
+    });
+  const worker: DeliveryWorker | undefined =
+    options.worker === false
+      ? undefined
+      : createDeliveryWorker({
+          ...options.worker,
+          store,
+          transport,
+          decryptSecret: (v) => box.open(v),
+          clock,
+        });
+  const wakeWorker = () => worker?.wake();
   const baseUrl = (options.baseUrl ?? "http://localhost:4100").replace(/\/+$/, "");
   const keepEvents = options.retention?.events ?? 10_000;
   const keepLogs = options.retention?.logs ?? 1_000;
@@ -512,31 +573,29 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     }
   }
 
-  const fetchBridge = options.transport
-    ? async (request: BridgeRequest): Promise<BridgeResponse> => {
-        const body =
-          request.body === undefined
-            ? undefined
-            : request.bodyEncoding === "base64"
-              ? Buffer.from(request.body, "base64")
-              : request.body;
-        const res = await options.transport!.fetch(request.url, {
-          method: request.method,
-          headers: request.headers,
-          ...(body !== undefined && request.method !== "GET" && request.method !== "HEAD" ? { body } : {}),
-        });
-        const bytes = Buffer.from(await res.arrayBuffer());
-        const text = bytes.toString("utf8");
-        const binary = !Buffer.from(text, "utf8").equals(bytes);
-        return {
-          status: res.status,
-          statusText: res.statusText,
-          headers: Object.fromEntries(res.headers),
-          body: binary ? bytes.toString("base64") : text,
-          bodyEncoding: binary ? "base64" : "utf8",
-        };
-      }
-    : undefined;
+  const fetchBridge = async (request: BridgeRequest): Promise<BridgeResponse> => {
+    const body =
+      request.body === undefined
+        ? undefined
+        : request.bodyEncoding === "base64"
+          ? Buffer.from(request.body, "base64")
+          : request.body;
+    const res = await transport.fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      ...(body !== undefined && request.method !== "GET" && request.method !== "HEAD" ? { body } : {}),
+    });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const text = bytes.toString("utf8");
+    const binary = !Buffer.from(text, "utf8").equals(bytes);
+    return {
+      status: res.status,
+      statusText: res.statusText,
+      headers: Object.fromEntries(res.headers),
+      body: binary ? bytes.toString("base64") : text,
+      bodyEncoding: binary ? "base64" : "utf8",
+    };
+  };
 
   async function mountSource(
     dc: Pick<DeployedComponent, "id" | "workspaceId" | "props" | "endpointId">,
@@ -544,8 +603,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     staged?: Map<string, unknown>,
   ): Promise<MountedComponent> {
     const description = saved.description as ComponentDescription;
-    const bridges: HostBridges = { db: dbBridge(dc.id, staged) };
-    if (fetchBridge) bridges.fetch = fetchBridge;
+    const bridges: HostBridges = { db: dbBridge(dc.id, staged), fetch: fetchBridge };
     return runtime.mount({
       id: dc.id,
       bundle: saved.bundle,
@@ -652,7 +710,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     for (const { deliveryIds, ...event } of appended) {
       notify("emit", { workspaceId: dc.workspaceId, sourceId: dc.id, event, deliveryIds });
     }
-    if (appended.some((e) => e.deliveryIds.length > 0)) options.onEventsStored?.();
+    if (appended.some((e) => e.deliveryIds.length > 0)) wakeWorker();
     return appended.map(({ deliveryIds: _ignored, ...event }) => event);
   }
 
@@ -1006,7 +1064,12 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       const { props: _omit, ...optionArgs } = args;
       const result = await mounted.options(prop, optionArgs);
       if (result.error) {
-        const code = result.error.code === "configuration_error" ? "configuration_error" : "bad_request";
+        const code =
+          result.error.code === "configuration_error"
+            ? "configuration_error"
+            : result.error.code === "unknown_prop"
+              ? "not_found"
+              : "bad_request";
         throw new HooklineError(code, result.error.message, { error: result.error, logs: result.logs });
       }
       return result.returnValue as { options: unknown[]; context?: unknown };
@@ -1024,9 +1087,13 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     updatedAt: a.updatedAt,
   });
 
+  const { webhooks, subscriptions } = createWebhooksApi(store, box, clock, wakeWorker);
+
   return {
     events,
     store,
+    webhooks,
+    subscriptions,
     accounts: {
       async create(workspaceId, input) {
         if (typeof input.app !== "string" || !/^[a-z0-9_]+$/.test(input.app)) {
@@ -1105,6 +1172,44 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       async list(workspaceId) {
         return (await store.savedComponents.list(workspaceId)).map(componentView);
       },
+      async fetchCode(url) {
+        let res: Response;
+        try {
+          res = await transport.fetch(url, { method: "GET", signal: AbortSignal.timeout(15_000) });
+        } catch (error) {
+          const code = (error as { code?: string }).code;
+          throw new HooklineError("bad_request", `Could not fetch ${url}: ${(error as Error).message}`, {
+            ...(code ? { cause: code } : {}),
+          });
+        }
+        if (res.status < 200 || res.status > 299) {
+          throw new HooklineError("bad_request", `Fetching ${url} answered ${res.status}`);
+        }
+        const text = await res.text();
+        if (text.length > 1024 * 1024)
+          throw new HooklineError("payload_too_large", "component code is over 1 MB");
+        return text;
+      },
+      async reloadProps(workspaceId, componentId, configured) {
+        const saved = await savedOrThrow(workspaceId, componentId);
+        const description = saved.description as ComponentDescription;
+        if (!description.hasAdditionalProps) return description.props;
+        const mounted = await mountSource(
+          { id: `${saved.id}:reload`, workspaceId, props: configured, endpointId: undefined },
+          saved,
+          new Map(),
+        );
+        try {
+          const result = await mounted.additionalProps(description.props);
+          if (result.error) {
+            const code = result.error.code === "configuration_error" ? "configuration_error" : "bad_request";
+            throw new HooklineError(code, result.error.message, { error: result.error, logs: result.logs });
+          }
+          return { ...description.props, ...(result.returnValue as Record<string, PropDescription>) };
+        } finally {
+          mounted.dispose();
+        }
+      },
     },
     sources: {
       deploy,
@@ -1144,9 +1249,11 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       options: options_,
     },
     ingress,
+    worker,
     timers: { tick },
     start() {
       if (timerLoop || closed) return;
+      worker?.start();
       const loop = () => {
         timerLoop = setTimeout(() => {
           tick()
@@ -1163,8 +1270,10 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       closed = true;
       if (timerLoop) clearTimeout(timerLoop);
       await Promise.all([...queues.values()]);
+      await worker?.stop();
       for (const id of [...mounts.keys()]) unmount(id);
       if (ownsRuntime) await runtime.close();
+      if (ownsTransport) transport.close();
     },
   };
 }

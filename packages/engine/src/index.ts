@@ -3,7 +3,7 @@
  * to HTTP requests and timers, keep state, emit deduplicated events and keep them for reading.
  * @packageDocumentation
  */
-export { API_KEY_PREFIX } from "./api-keys.js";
+export { API_KEY_PREFIX, hashApiKey } from "./api-keys.js";
 export { type Clock, createFakeClock, type FakeClock, systemClock } from "./clock.js";
 export type { HooklineEvents } from "./events.js";
 export {
@@ -12,7 +12,7 @@ export {
   type ComponentView,
   createHookline,
   type DeployInput,
-  type EngineTransport,
+  type EngineWorkerOptions,
   type Hookline,
   type HooklineOptions,
   type IngressResponse,
@@ -22,3 +22,12 @@ export {
 } from "./hookline.js";
 export type { IngressRequest } from "./http-event.js";
 export { createSecretBox, type SecretBox } from "./secrets.js";
+export {
+  checkWebhookUrl,
+  type DeliveryView,
+  SECRET_ROTATION_OVERLAP_MS,
+  type SubscriptionsApi,
+  type WebhookInput,
+  type WebhooksApi,
+  type WebhookView,
+} from "./webhooks.js";

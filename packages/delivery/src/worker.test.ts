@@ -1,0 +1,562 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createMemoryStore, type Store } from "@hookline/store";
+import { afterEach, describe, expect, it } from "vitest";
+import { generateWebhookSecret, verifyWebhook } from "./signature.js";
+import { createTransport, type Transport } from "./transport.js";
+import { buildPayload, createDeliveryWorker, type DeliveryWorker, truncateUtf8 } from "./worker.js";
+
+const EMITTER = "dc_emitter";
+const START = 1_700_000_000_000;
+const DAY = 24 * 60 * 60 * 1000;
+
+interface ReceivedRequest {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+interface Receiver {
+  url: string;
+  base: string;
+  requests: ReceivedRequest[];
+  active: number;
+  maxActive: number;
+  close(): Promise<void>;
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function startReceiver(handler: Handler): Promise<Receiver> {
+  const receiver: Receiver = {
+    url: "",
+    base: "",
+    requests: [],
+    active: 0,
+    maxActive: 0,
+    close: async () => {},
+  };
+  const server = createServer((req, res) => {
+    receiver.active++;
+    receiver.maxActive = Math.max(receiver.maxActive, receiver.active);
+    let settled = false;
+    const done = (): void => {
+      if (settled) return;
+      settled = true;
+      receiver.active--;
+    };
+    res.on("finish", done);
+    res.on("close", done);
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      receiver.requests.push({ path: req.url ?? "", headers: req.headers, body });
+      handler(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  receiver.base = `http://127.0.0.1:${port}`;
+  receiver.url = `${receiver.base}/hook`;
+  receiver.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  cleanups.push(() => receiver.close());
+  return receiver;
+}
+
+function reply(status: number, headers: Record<string, string> = {}, body = ""): Handler {
+  return (_req, res) => {
+    res.writeHead(status, headers);
+    res.end(body);
+  };
+}
+
+function fakeClock(start = START) {
+  return {
+    time: start,
+    now() {
+      return this.time;
+    },
+    advance(ms: number) {
+      this.time += ms;
+    },
+  };
+}
+
+type Clock = { now(): number };
+
+/** "Encryption" for tests: a prefix, removed by {@link decryptSecret}. */
+const encrypt = (secret: string): string => `enc:${secret}`;
+const decryptSecret = (value: string): string => value.replace(/^enc:/, "");
+
+interface Setup {
+  store: Store;
+  workspaceId: string;
+  webhookId: string;
+  secrets: string[];
+  emit(count?: number, body?: unknown): Promise<string[]>;
+  delivery(id: string): ReturnType<Store["deliveries"]["get"]>;
+  webhook(): ReturnType<Store["webhooks"]["get"]>;
+}
+
+async function setup(
+  url: string,
+  clock: Clock,
+  secretsInput?: { value: string; expiresAt?: number }[],
+): Promise<Setup> {
+  const store = createMemoryStore({ now: () => clock.now() });
+  cleanups.push(() => store.close());
+  const workspace = await store.workspaces.create({ name: "test" });
+  const secretList = secretsInput ?? [{ value: generateWebhookSecret() }];
+  const webhook = await store.webhooks.create({
+    workspaceId: workspace.id,
+    url,
+    active: true,
+    secrets: secretList.map((secret) => ({
+      value: encrypt(secret.value),
+      createdAt: clock.now(),
+      ...(secret.expiresAt !== undefined && { expiresAt: secret.expiresAt }),
+    })),
+  });
+  await store.subscriptions.create({
+    workspaceId: workspace.id,
+    emitterId: EMITTER,
+    listenerId: webhook.id,
+    eventName: "created",
+  });
+  return {
+    store,
+    workspaceId: workspace.id,
+    webhookId: webhook.id,
+    secrets: secretList.map((secret) => secret.value),
+    async emit(count = 1, body: unknown = { hello: "world" }) {
+      const events = Array.from({ length: count }, (_, i) => ({
+        channel: "created",
+        ts: clock.now() - 1000,
+        body: count === 1 ? body : { index: i },
+      }));
+      const appended = await store.events.append(workspace.id, EMITTER, events);
+      return appended.flatMap((event) => event.deliveryIds);
+    },
+    delivery: (id) => store.deliveries.get(workspace.id, id),
+    webhook: () => store.webhooks.get(workspace.id, webhook.id),
+  };
+}
+
+function privateTransport(): Transport {
+  const transport = createTransport({ allowPrivate: true });
+  cleanups.push(() => transport.close());
+  return transport;
+}
+
+function worker(
+  s: Setup,
+  transport: Transport,
+  clock: Clock,
+  extra: Partial<Parameters<typeof createDeliveryWorker>[0]> = {},
+): DeliveryWorker {
+  const w = createDeliveryWorker({
+    store: s.store,
+    transport,
+    decryptSecret,
+    clock,
+    jitter: 0,
+    ...extra,
+  });
+  cleanups.push(() => w.stop({ drainMs: 0 }));
+  return w;
+}
+
+async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error("waitFor timed out");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("buildPayload", () => {
+  it("is the emitted event as JSON, unchanged", () => {
+    expect(buildPayload({ id: "evt_1", ts: 0, body: { a: 1, b: [true, null] } })).toBe(
+      '{"a":1,"b":[true,null]}',
+    );
+  });
+
+  it("sends null for an event without a body", () => {
+    expect(buildPayload({ id: "evt_1", ts: 0, body: undefined })).toBe("null");
+  });
+});
+
+describe("truncateUtf8", () => {
+  it("cuts at a character boundary", () => {
+    expect(truncateUtf8("abc", 10)).toBe("abc");
+    expect(truncateUtf8("é".repeat(3000))).toBe("é".repeat(2048));
+    expect(truncateUtf8("aé", 2)).toBe("a");
+  });
+});
+
+describe("createDeliveryWorker", () => {
+  it("rejects a lease not longer than the attempt timeout", () => {
+    const store = createMemoryStore();
+    const transport = { post: async () => ({ status: 200, headers: {}, body: "", durationMs: 0 }) };
+    expect(() =>
+      createDeliveryWorker({ store, transport, decryptSecret, attemptTimeoutMs: 1000, leaseMs: 1000 }),
+    ).toThrow(RangeError);
+    expect(() =>
+      createDeliveryWorker({ store, transport, decryptSecret, attemptTimeoutMs: 1000 }),
+    ).not.toThrow();
+  });
+
+  it("POSTs the exact body and signed headers, and records the success", async () => {
+    const receiver = await startReceiver(reply(200, {}, "ok"));
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const [id] = await s.emit(1, { hello: "world" });
+    const w = worker(s, privateTransport(), clock);
+
+    expect(await w.runOnce()).toBe(1);
+
+    expect(receiver.requests).toHaveLength(1);
+    const request = receiver.requests[0];
+    if (!request || !id) throw new Error("missing request");
+    const delivery = await s.delivery(id);
+    const event = delivery?.event;
+    if (!event) throw new Error("missing event");
+    expect(request.body).toBe(JSON.stringify({ hello: "world" }));
+    expect(request.headers["content-type"]).toBe("application/json");
+    expect(request.headers["user-agent"]).toBe("Hookline-Webhooks/1");
+    expect(request.headers["webhook-id"]).toBe(event.id);
+    expect(request.headers["webhook-timestamp"]).toBe(String(Math.floor(clock.now() / 1000)));
+    expect(request.headers["x-hookline-emitter-id"]).toBe(EMITTER);
+    expect(request.headers["x-hookline-event-name"]).toBe("created");
+    expect(() =>
+      verifyWebhook(s.secrets[0] ?? "", request.headers, request.body, { now: clock.now() }),
+    ).not.toThrow();
+
+    expect(delivery?.state).toBe("succeeded");
+    expect(delivery?.lastStatus).toBe(200);
+    const attempts = await s.store.deliveries.listAttempts(s.workspaceId, id);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ status: 200, responseExcerpt: "ok", at: clock.now() });
+    expect(attempts[0]?.error).toBeUndefined();
+  });
+
+  it("retries a 500 at the schedule time and then succeeds", async () => {
+    let calls = 0;
+    const receiver = await startReceiver((_req, res) => {
+      calls++;
+      res.writeHead(calls === 1 ? 500 : 200);
+      res.end(calls === 1 ? "boom" : "ok");
+    });
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const [id = ""] = await s.emit();
+    const w = worker(s, privateTransport(), clock);
+
+    await w.runOnce();
+    let delivery = await s.delivery(id);
+    expect(delivery).toMatchObject({ state: "pending", nextAttemptAt: clock.now() + 5000, lastStatus: 500 });
+    expect(delivery?.lastError).toBe("http_500");
+    expect((await s.webhook())?.failingSince).toBe(clock.now());
+
+    expect(await w.runOnce()).toBe(0); // not due yet
+    clock.advance(5000);
+    expect(await w.runOnce()).toBe(1);
+
+    delivery = await s.delivery(id);
+    expect(delivery?.state).toBe("succeeded");
+    expect(receiver.requests.map((r) => r.headers["webhook-id"])).toEqual([
+      delivery?.eventId,
+      delivery?.eventId,
+    ]);
+    const attempts = await s.store.deliveries.listAttempts(s.workspaceId, id);
+    expect(attempts.map((a) => a.status)).toEqual([500, 200]);
+    expect(attempts[0]?.responseExcerpt).toBe("boom");
+    expect((await s.webhook())?.failingSince).toBeUndefined();
+  });
+
+  it("does not follow a 302 and counts it as a failed attempt", async () => {
+    const receiver = await startReceiver((req, res) => {
+      if (req.url === "/target") {
+        res.writeHead(200);
+        res.end();
+        return;
+      }
+      res.writeHead(302, { location: "/target" });
+      res.end();
+    });
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const [id = ""] = await s.emit();
+    await worker(s, privateTransport(), clock).runOnce();
+
+    expect(receiver.requests.map((r) => r.path)).toEqual(["/hook"]);
+    const delivery = await s.delivery(id);
+    expect(delivery).toMatchObject({ state: "pending", lastStatus: 302, lastError: "http_302" });
+    const attempts = await s.store.deliveries.listAttempts(s.workspaceId, id);
+    expect(attempts).toMatchObject([{ status: 302, error: "http_302" }]);
+  });
+
+  it("disables the webhook on a 410", async () => {
+    const receiver = await startReceiver(reply(410));
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const [id = ""] = await s.emit();
+    const reports: unknown[] = [];
+    await worker(s, privateTransport(), clock, { onAttempt: (r) => reports.push(r) }).runOnce();
+
+    expect(await s.delivery(id)).toMatchObject({ state: "failed", lastStatus: 410 });
+    expect(await s.webhook()).toMatchObject({ active: false, disabledReason: "gone" });
+    expect(reports).toMatchObject([{ outcome: "failed", status: 410, webhookDisabled: "gone" }]);
+  });
+
+  it("honours Retry-After on a 429", async () => {
+    const receiver = await startReceiver(reply(429, { "retry-after": "120" }));
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const [id = ""] = await s.emit();
+    await worker(s, privateTransport(), clock).runOnce();
+
+    expect(await s.delivery(id)).toMatchObject({ state: "pending", nextAttemptAt: clock.now() + 120_000 });
+  });
+
+  it("keeps the schedule delay when Retry-After is shorter", async () => {
+    const receiver = await startReceiver(reply(503, { "retry-after": "1" }));
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const [id = ""] = await s.emit();
+    await worker(s, privateTransport(), clock).runOnce();
+
+    expect(await s.delivery(id)).toMatchObject({ state: "pending", nextAttemptAt: clock.now() + 5000 });
+  });
+
+  it("schedules a retry after a timeout", async () => {
+    const receiver = await startReceiver(() => {
+      // never answers
+    });
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const [id = ""] = await s.emit();
+    await worker(s, privateTransport(), clock, { attemptTimeoutMs: 200 }).runOnce();
+
+    expect(await s.delivery(id)).toMatchObject({
+      state: "pending",
+      lastError: "timeout",
+      nextAttemptAt: clock.now() + 5000,
+    });
+    const attempts = await s.store.deliveries.listAttempts(s.workspaceId, id);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]?.status).toBeUndefined();
+    expect(attempts[0]?.error).toBe("timeout");
+    expect(attempts[0]?.durationMs).toBeGreaterThanOrEqual(150);
+  });
+
+  it("retries connection errors", async () => {
+    const receiver = await startReceiver(reply(200));
+    await receiver.close();
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const [id = ""] = await s.emit();
+    await worker(s, privateTransport(), clock).runOnce();
+
+    const delivery = await s.delivery(id);
+    expect(delivery?.state).toBe("pending");
+    expect(delivery?.lastError).toMatch(/ECONNREFUSED|fetch failed/);
+  });
+
+  it("fails the delivery once the schedule is exhausted", async () => {
+    const receiver = await startReceiver(reply(500));
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const [id = ""] = await s.emit();
+    const w = worker(s, privateTransport(), clock, { retrySchedule: [1000] });
+
+    await w.runOnce();
+    expect(await s.delivery(id)).toMatchObject({ state: "pending", nextAttemptAt: clock.now() + 1000 });
+    clock.advance(1000);
+    await w.runOnce();
+    expect(await s.delivery(id)).toMatchObject({ state: "failed", attempts: 2, lastStatus: 500 });
+    expect(await s.store.deliveries.listAttempts(s.workspaceId, id)).toHaveLength(2);
+  });
+
+  it("disables a webhook that has been failing for 5 days", async () => {
+    const receiver = await startReceiver(reply(500));
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    await s.store.webhooks.update(s.workspaceId, s.webhookId, { failingSince: clock.now() - 5 * DAY + 1 });
+    const [first = ""] = await s.emit();
+    const w = worker(s, privateTransport(), clock);
+
+    await w.runOnce(); // 5 days minus 1 ms: still retried
+    expect(await s.delivery(first)).toMatchObject({ state: "pending" });
+    expect((await s.webhook())?.active).toBe(true);
+
+    clock.advance(5000);
+    await w.runOnce();
+    expect(await s.delivery(first)).toMatchObject({ state: "failed", lastStatus: 500 });
+    expect(await s.webhook()).toMatchObject({ active: false, disabledReason: "failing" });
+  });
+
+  it("fails claimed deliveries of an inactive webhook without POSTing", async () => {
+    const receiver = await startReceiver(reply(200));
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const [id = ""] = await s.emit();
+    await s.store.webhooks.update(s.workspaceId, s.webhookId, { active: false });
+    await worker(s, privateTransport(), clock).runOnce();
+
+    expect(receiver.requests).toHaveLength(0);
+    expect(await s.delivery(id)).toMatchObject({ state: "failed", lastError: "webhook_disabled" });
+    expect(await s.store.deliveries.listAttempts(s.workspaceId, id)).toHaveLength(0);
+  });
+
+  it("signs with every non-expired secret during a rotation", async () => {
+    const receiver = await startReceiver(reply(204));
+    const clock = fakeClock();
+    const oldSecret = generateWebhookSecret();
+    const newSecret = generateWebhookSecret();
+    const expired = generateWebhookSecret();
+    const s = await setup(receiver.url, clock, [
+      { value: oldSecret, expiresAt: clock.now() + DAY },
+      { value: newSecret },
+      { value: expired, expiresAt: clock.now() - 1 },
+    ]);
+    const [id = ""] = await s.emit();
+    await worker(s, privateTransport(), clock).runOnce();
+
+    const request = receiver.requests[0];
+    if (!request) throw new Error("no request");
+    const signatures = String(request.headers["webhook-signature"]).split(" ");
+    expect(signatures).toHaveLength(2);
+    for (const signature of signatures) expect(signature.startsWith("v1,")).toBe(true);
+    const options = { now: clock.now() };
+    for (const secret of [oldSecret, newSecret]) {
+      expect(() => verifyWebhook(secret, request.headers, request.body, options)).not.toThrow();
+      // Each signature on its own verifies with exactly one of the secrets.
+    }
+    for (const [index, secret] of [oldSecret, newSecret].entries()) {
+      const headers = { ...request.headers, "webhook-signature": signatures[index] };
+      expect(() => verifyWebhook(secret, headers, request.body, options)).not.toThrow();
+    }
+    expect(() => verifyWebhook(expired, request.headers, request.body, options)).toThrow();
+    expect((await s.delivery(id))?.state).toBe("succeeded");
+  });
+
+  it("records a response excerpt of at most 4096 bytes", async () => {
+    const receiver = await startReceiver(reply(200, {}, "x".repeat(10_000)));
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const [id = ""] = await s.emit();
+    await worker(s, privateTransport(), clock).runOnce();
+    const attempts = await s.store.deliveries.listAttempts(s.workspaceId, id);
+    expect(attempts[0]?.responseExcerpt).toHaveLength(4096);
+  });
+
+  it("respects perWebhookConcurrency", async () => {
+    const receiver = await startReceiver((_req, res) => {
+      setTimeout(() => {
+        res.writeHead(200);
+        res.end();
+      }, 80);
+    });
+    const s = await setup(receiver.url, { now: Date.now });
+    const ids = await s.emit(6);
+    const w = worker(
+      s,
+      privateTransport(),
+      { now: Date.now },
+      { perWebhookConcurrency: 2, pollIntervalMs: 10 },
+    );
+    w.start();
+
+    await waitFor(async () => {
+      const rows = await Promise.all(ids.map((id) => s.delivery(id)));
+      return rows.every((row) => row?.state === "succeeded");
+    });
+    expect(receiver.requests).toHaveLength(6);
+    expect(receiver.maxActive).toBe(2);
+  });
+
+  it("stop() drains in-flight deliveries", async () => {
+    const receiver = await startReceiver((_req, res) => {
+      setTimeout(() => {
+        res.writeHead(200);
+        res.end();
+      }, 200);
+    });
+    const s = await setup(receiver.url, { now: Date.now });
+    const [id = ""] = await s.emit();
+    const w = worker(s, privateTransport(), { now: Date.now }, { pollIntervalMs: 10 });
+    w.start();
+    await waitFor(() => receiver.requests.length === 1);
+
+    await w.stop({ drainMs: 5000 });
+    expect((await s.delivery(id))?.state).toBe("succeeded");
+    expect(await w.runOnce()).toBe(0);
+  });
+
+  it("stop() with a tiny drainMs releases in-flight rows to pending", async () => {
+    const receiver = await startReceiver(() => {
+      // never answers
+    });
+    const s = await setup(receiver.url, { now: Date.now });
+    const [id = ""] = await s.emit();
+    const w = worker(
+      s,
+      privateTransport(),
+      { now: Date.now },
+      { pollIntervalMs: 10, attemptTimeoutMs: 5000 },
+    );
+    w.start();
+    await waitFor(() => receiver.requests.length === 1);
+
+    await w.stop({ drainMs: 20 });
+    const delivery = await s.delivery(id);
+    expect(delivery?.state).toBe("pending");
+    expect(delivery?.leaseOwner).toBeUndefined();
+    expect(delivery?.lastError).toBe("worker_stopped");
+    await receiver.close(); // the abandoned attempt fails; its outcome is dropped
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await s.delivery(id))?.state).toBe("pending");
+    expect(await s.store.deliveries.listAttempts(s.workspaceId, id)).toHaveLength(0);
+  });
+
+  it("fails a private URL at once when the transport blocks it", async () => {
+    const clock = fakeClock();
+    const s = await setup("http://127.0.0.1:9/hook", clock);
+    const [id = ""] = await s.emit();
+    const transport = createTransport();
+    cleanups.push(() => transport.close());
+    await worker(s, transport, clock).runOnce();
+
+    expect(await s.delivery(id)).toMatchObject({ state: "failed", lastError: "ssrf_blocked" });
+    expect(await s.store.deliveries.listAttempts(s.workspaceId, id)).toMatchObject([
+      { error: "ssrf_blocked" },
+    ]);
+  });
+
+  it("start() and wake() deliver promptly without runOnce", async () => {
+    const receiver = await startReceiver(reply(200));
+    const s = await setup(receiver.url, { now: Date.now });
+    const w = worker(s, privateTransport(), { now: Date.now }, { pollIntervalMs: 60_000 });
+    w.start();
+    await new Promise((resolve) => setTimeout(resolve, 30)); // the first (empty) poll is done
+
+    const [id = ""] = await s.emit();
+    const started = Date.now();
+    w.wake();
+    await waitFor(async () => (await s.delivery(id))?.state === "succeeded", 2000);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(receiver.requests).toHaveLength(1);
+  });
+});

@@ -1,0 +1,254 @@
+/**
+ * Webhooks (`wh_...`) and subscriptions (`sub_...`): where emitted events go. Webhook secrets
+ * (`whsec_...`) are encrypted at rest; a rotation keeps the previous secret valid for 24 hours, and
+ * deliveries are signed with every valid secret meanwhile.
+ */
+import { HooklineError } from "@hookline/core";
+import { generateWebhookSecret } from "@hookline/delivery";
+import type { Attempt, Delivery, DeliveryState, Page, Store, Subscription, Webhook } from "@hookline/store";
+import type { Clock } from "./clock.js";
+import type { SecretBox } from "./secrets.js";
+
+/** How long a rotated-out secret stays valid. */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/** A webhook as the engine returns it (no secrets). */
+export interface WebhookView {
+  id: string;
+  workspaceId: string;
+  url: string;
+  name?: string;
+  description?: string;
+  active: boolean;
+  /** Why the webhook was disabled: `gone` (the receiver answered 410) or `failing` (5 days of failures). */
+  disabledReason?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Fields of a webhook a user sets. */
+export interface WebhookInput {
+  url: string;
+  name?: string;
+  description?: string;
+  active?: boolean;
+}
+
+/** A delivery with its attempts. */
+export interface DeliveryView extends Delivery {
+  attemptsLog: Attempt[];
+}
+
+/** The webhooks API of the engine. */
+export interface WebhooksApi {
+  /** Creates a webhook with a fresh `whsec_` secret. `url` must be http(s) with a host (422 `invalid_url`). */
+  create(workspaceId: string, input: WebhookInput): Promise<WebhookView>;
+  /** A webhook (404 `not_found` when absent). */
+  get(workspaceId: string, id: string): Promise<WebhookView>;
+  /** The workspace's webhooks. */
+  list(workspaceId: string): Promise<WebhookView[]>;
+  /** Changes url, name, description or active (re-activating clears `disabledReason`). */
+  update(workspaceId: string, id: string, patch: Partial<WebhookInput>): Promise<WebhookView>;
+  /** Deletes a webhook, its subscriptions, and stops its pending deliveries. */
+  delete(workspaceId: string, id: string): Promise<void>;
+  /** The current signing secret. */
+  secret(workspaceId: string, id: string): Promise<string>;
+  /** A new secret; the previous one keeps verifying (and signing) for 24 hours. */
+  rotateSecret(workspaceId: string, id: string): Promise<string>;
+  /** Deliveries of this webhook, newest first, optionally by state, each with its attempts. */
+  deliveries(
+    workspaceId: string,
+    id: string,
+    options?: { state?: DeliveryState; limit?: number; before?: string },
+  ): Promise<Page<DeliveryView>>;
+  /** Sends one delivery again now. */
+  retryDelivery(workspaceId: string, id: string, deliveryId: string): Promise<void>;
+  /** Sends again every delivery that failed in `[since, until]`; returns how many. */
+  recover(workspaceId: string, id: string, window: { since: number; until?: number }): Promise<number>;
+}
+
+/** The subscriptions API of the engine. */
+export interface SubscriptionsApi {
+  /**
+   * Subscribes a listener (a webhook) to an emitter (a source), optionally to one channel.
+   * Creating an existing subscription returns it. Unknown emitter or listener: 404 `not_found`.
+   */
+  create(
+    workspaceId: string,
+    input: { emitterId: string; listenerId: string; eventName?: string | null },
+  ): Promise<Subscription & { created: boolean }>;
+  /** Subscriptions, optionally filtered. */
+  list(workspaceId: string, filter?: { emitterId?: string; listenerId?: string }): Promise<Subscription[]>;
+  /** Deletes the matching subscriptions; returns how many. */
+  delete(
+    workspaceId: string,
+    match: { emitterId: string; listenerId: string; eventName?: string | null },
+  ): Promise<number>;
+  /** Deletes one subscription by id (404 when absent). */
+  deleteById(workspaceId: string, id: string): Promise<void>;
+}
+
+/** Checks a webhook URL: http or https, with a host. */
+export function checkWebhookUrl(url: unknown): string {
+  if (typeof url !== "string" || url === "") throw new HooklineError("invalid_url", "url is required");
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new HooklineError("invalid_url", `url is not a valid URL: ${url}`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new HooklineError("invalid_url", `url must be http or https, got ${parsed.protocol}`);
+  }
+  if (!parsed.hostname) throw new HooklineError("invalid_url", "url must have a host");
+  return parsed.href;
+}
+
+function view(w: Webhook): WebhookView {
+  const out: WebhookView = {
+    id: w.id,
+    workspaceId: w.workspaceId,
+    url: w.url,
+    active: w.active,
+    createdAt: w.createdAt,
+    updatedAt: w.updatedAt,
+  };
+  if (w.name !== undefined) out.name = w.name;
+  if (w.description !== undefined) out.description = w.description;
+  if (w.disabledReason !== undefined) out.disabledReason = w.disabledReason;
+  return out;
+}
+
+/** Builds the webhooks and subscriptions APIs over the store. @internal */
+export function createWebhooksApi(
+  store: Store,
+  box: SecretBox,
+  clock: Clock,
+  onRetry: () => void,
+): { webhooks: WebhooksApi; subscriptions: SubscriptionsApi } {
+  async function webhookOrThrow(workspaceId: string, id: string): Promise<Webhook> {
+    const w = await store.webhooks.get(workspaceId, id);
+    if (!w) throw new HooklineError("not_found", `No webhook ${id} in this workspace`);
+    return w;
+  }
+
+  const webhooks: WebhooksApi = {
+    async create(workspaceId, input) {
+      const url = checkWebhookUrl(input.url);
+      const created = await store.webhooks.create({
+        workspaceId,
+        url,
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        active: input.active ?? true,
+        secrets: [{ value: box.seal(generateWebhookSecret()), createdAt: clock.now() }],
+      });
+      return view(created);
+    },
+    async get(workspaceId, id) {
+      return view(await webhookOrThrow(workspaceId, id));
+    },
+    async list(workspaceId) {
+      return (await store.webhooks.list(workspaceId)).map(view);
+    },
+    async update(workspaceId, id, patch) {
+      await webhookOrThrow(workspaceId, id);
+      const changes: Parameters<Store["webhooks"]["update"]>[2] = {};
+      if (patch.url !== undefined) changes.url = checkWebhookUrl(patch.url);
+      if (patch.name !== undefined) changes.name = patch.name;
+      if (patch.description !== undefined) changes.description = patch.description;
+      if (patch.active !== undefined) {
+        changes.active = patch.active;
+        if (patch.active) {
+          changes.disabledReason = null;
+          changes.failingSince = null;
+        }
+      }
+      const updated = await store.webhooks.update(workspaceId, id, changes);
+      if (!updated) throw new HooklineError("not_found", `No webhook ${id} in this workspace`);
+      return view(updated);
+    },
+    async delete(workspaceId, id) {
+      if (!(await store.webhooks.delete(workspaceId, id))) {
+        throw new HooklineError("not_found", `No webhook ${id} in this workspace`);
+      }
+    },
+    async secret(workspaceId, id) {
+      const w = await webhookOrThrow(workspaceId, id);
+      const current = w.secrets.find((s) => s.expiresAt === undefined) ?? w.secrets[w.secrets.length - 1];
+      if (!current) throw new HooklineError("internal_error", `Webhook ${id} has no secret`);
+      return box.open(current.value);
+    },
+    async rotateSecret(workspaceId, id) {
+      const w = await webhookOrThrow(workspaceId, id);
+      const now = clock.now();
+      const secret = generateWebhookSecret();
+      const kept = w.secrets
+        .filter((s) => s.expiresAt === undefined || s.expiresAt > now)
+        .map((s) => (s.expiresAt === undefined ? { ...s, expiresAt: now + SECRET_ROTATION_OVERLAP_MS } : s));
+      await store.webhooks.update(workspaceId, id, {
+        secrets: [...kept, { value: box.seal(secret), createdAt: now }],
+      });
+      return secret;
+    },
+    async deliveries(workspaceId, id, options = {}) {
+      await webhookOrThrow(workspaceId, id);
+      const page = await store.deliveries.list(workspaceId, { webhookId: id, ...options });
+      const items = await Promise.all(
+        page.items.map(async (d) => ({
+          ...d,
+          attemptsLog: await store.deliveries.listAttempts(workspaceId, d.id),
+        })),
+      );
+      return page.nextCursor === undefined ? { items } : { items, nextCursor: page.nextCursor };
+    },
+    async retryDelivery(workspaceId, id, deliveryId) {
+      await webhookOrThrow(workspaceId, id);
+      const delivery = await store.deliveries.get(workspaceId, deliveryId);
+      if (!delivery || delivery.webhookId !== id) {
+        throw new HooklineError("not_found", `No delivery ${deliveryId} for webhook ${id}`);
+      }
+      if (!(await store.deliveries.retry(workspaceId, deliveryId, clock.now()))) {
+        throw new HooklineError("conflict", `Delivery ${deliveryId} is in flight or its event is gone`);
+      }
+      onRetry();
+    },
+    async recover(workspaceId, id, window) {
+      await webhookOrThrow(workspaceId, id);
+      if (!Number.isFinite(window.since)) throw new HooklineError("bad_request", "since must be a time");
+      const count = await store.deliveries.recover(workspaceId, id, window, clock.now());
+      if (count > 0) onRetry();
+      return count;
+    },
+  };
+
+  const subscriptions: SubscriptionsApi = {
+    async create(workspaceId, input) {
+      if (!(await store.deployedComponents.get(workspaceId, input.emitterId))) {
+        throw new HooklineError("not_found", `No emitter ${input.emitterId} in this workspace`);
+      }
+      if (!(await store.webhooks.get(workspaceId, input.listenerId))) {
+        throw new HooklineError("not_found", `No listener ${input.listenerId} in this workspace`);
+      }
+      return store.subscriptions.create({
+        workspaceId,
+        emitterId: input.emitterId,
+        listenerId: input.listenerId,
+        eventName: input.eventName ?? null,
+      });
+    },
+    list: (workspaceId, filter) => store.subscriptions.list(workspaceId, filter),
+    delete: (workspaceId, match) => store.subscriptions.delete(workspaceId, match),
+    async deleteById(workspaceId, id) {
+      const found = (await store.subscriptions.list(workspaceId)).find((s) => s.id === id);
+      if (!found) throw new HooklineError("not_found", `No subscription ${id} in this workspace`);
+      await store.subscriptions.delete(workspaceId, {
+        emitterId: found.emitterId,
+        listenerId: found.listenerId,
+        eventName: found.eventName,
+      });
+    },
+  };
+
+  return { webhooks, subscriptions };
+}

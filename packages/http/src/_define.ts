@@ -1,0 +1,58 @@
+/**
+ * The route table's building blocks. A route declares its method, path, TypeBox schemas for its
+ * parameters and its `data`, and a handler; the router validates with the same schemas that the
+ * OpenAPI document is generated from, so the two cannot drift.
+ */
+import type { Hookline } from "@hookline/engine";
+import type { TSchema } from "typebox";
+
+/** What a handler gets. */
+export interface RouteContext<P = Record<string, unknown>> {
+  request: Request;
+  url: URL;
+  hookline: Hookline;
+  /** The authenticated workspace (empty for routes without auth). */
+  workspaceId: string;
+  /** Path parameters (`{id}`). */
+  path: Record<string, string>;
+  /** Query string and JSON body fields, merged and validated against `params`. */
+  params: P;
+  requestId: string;
+}
+
+/** What a handler returns: `data` (wrapped as `{ data }`), a list, or a ready Response. */
+export type RouteResult = { data: unknown } | { list: unknown[]; pageInfo: PageInfo } | Response;
+
+/** The `page_info` of list responses. */
+export interface PageInfo {
+  total_count?: number;
+  count: number;
+  start_cursor: string | null;
+  end_cursor: string | null;
+}
+
+/** One route of the REST API. */
+export interface Route {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** OpenAPI-style path: `/v1/webhooks/{id}`. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** Schema of the merged query and body parameters. */
+  params?: TSchema;
+  /** Schema of `data` in a success response (an array item for lists). */
+  data?: TSchema;
+  /** A list response with `page_info`. */
+  list?: boolean;
+  /** Default true: needs `Authorization: Bearer <api key>`. */
+  auth?: boolean;
+  /** Response content type when not JSON (for example `text/event-stream`). */
+  produces?: string;
+  /** Serves the request (parameters already validated). */
+  handler(ctx: RouteContext<any>): Promise<RouteResult>;
+}
+
+/** Identity helper that types a route. */
+export function defineRoute(route: Route): Route {
+  return route;
+}

@@ -1,0 +1,120 @@
+/**
+ * The REST API's JSON shapes: snake_case fields, times in epoch seconds (`*_at`) as Pipedream's
+ * API does, except `indexed_at_ms`.
+ */
+import type { AccountView, ComponentView, DeliveryView, SourceView, WebhookView } from "@hookline/engine";
+import type { LogLine, StoredEvent, Subscription } from "@hookline/store";
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+/** A webhook. */
+export function webhookJson(w: WebhookView) {
+  return {
+    id: w.id,
+    url: w.url,
+    name: w.name ?? null,
+    description: w.description ?? null,
+    active: w.active,
+    disabled_reason: w.disabledReason ?? null,
+    created_at: seconds(w.createdAt),
+    updated_at: seconds(w.updatedAt),
+  };
+}
+
+/** A subscription. */
+export function subscriptionJson(s: Subscription) {
+  return {
+    id: s.id,
+    emitter_id: s.emitterId,
+    listener_id: s.listenerId,
+    event_name: s.eventName,
+    created_at: seconds(s.createdAt),
+  };
+}
+
+/** A saved component. */
+export function componentJson(c: ComponentView) {
+  return {
+    id: c.id,
+    key: c.key ?? c.description.key ?? null,
+    name: c.description.name,
+    version: c.version ?? c.description.version,
+    type: c.description.type,
+    description: c.description.description ?? null,
+    code_hash: c.codeHash,
+    configurable_props: Object.entries(c.description.props).map(([name, p]) => ({ name, ...p })),
+    created_at: seconds(c.createdAt),
+  };
+}
+
+/** A deployed source; an HTTP prop's value carries `endpoint_url`. */
+export function sourceJson(s: SourceView) {
+  const configured: Record<string, unknown> = { ...s.props };
+  for (const [name, prop] of Object.entries(s.description.props)) {
+    if (prop.type === "$.interface.http" && s.endpoint) configured[name] = { endpoint_url: s.endpoint };
+  }
+  return {
+    id: s.id,
+    component_id: s.componentId,
+    name: s.name,
+    name_slug: s.slug,
+    configured_props: configured,
+    active: s.active,
+    endpoint_url: s.endpoint ?? null,
+    created_at: seconds(s.createdAt),
+    updated_at: seconds(s.updatedAt),
+  };
+}
+
+/** A connected account (never its credentials). */
+export function accountJson(a: AccountView) {
+  return { id: a.id, app: a.app, name: a.name, created_at: seconds(a.createdAt) };
+}
+
+/** An event summary (`event_summaries`). */
+export function eventSummaryJson(e: StoredEvent, expand: boolean) {
+  const out: Record<string, unknown> = {
+    id: e.id,
+    indexed_at_ms: e.createdAt,
+    metadata: {
+      emit_id: e.id,
+      emitter_id: e.emitterId,
+      name: e.channel,
+      id: e.eventId ?? null,
+      summary: e.summary ?? null,
+      ts: e.ts,
+    },
+  };
+  if (expand) out.event = e.body;
+  return out;
+}
+
+/** A log line. */
+export function logJson(l: LogLine) {
+  return { seq: l.seq, level: l.level, message: l.message, ts: l.ts };
+}
+
+/** A delivery with its attempts. */
+export function deliveryJson(d: DeliveryView) {
+  return {
+    id: d.id,
+    event_id: d.eventId,
+    emitter_id: d.emitterId,
+    event_name: d.channel,
+    status: d.state,
+    attempts: d.attempts,
+    next_attempt_at: d.state === "pending" ? seconds(d.nextAttemptAt) : null,
+    last_status: d.lastStatus ?? null,
+    last_error: d.lastError ?? null,
+    created_at: seconds(d.createdAt),
+    updated_at: seconds(d.updatedAt),
+    attempt_log: d.attemptsLog.map((a) => ({
+      id: a.id,
+      at: seconds(a.at),
+      status: a.status ?? null,
+      duration_ms: a.durationMs,
+      response: a.responseExcerpt ?? null,
+      error: a.error ?? null,
+    })),
+  };
+}

@@ -1,0 +1,112 @@
+/** Shared TypeBox schemas of the REST API (parameters and response data). */
+import Type from "typebox";
+
+/** `limit` and `after` of list routes. */
+export const ListParams = {
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, description: "Items per page (default 20, at most 100)" }),
+  ),
+  after: Type.Optional(Type.String({ description: "Cursor: the `end_cursor` of the previous page" })),
+};
+
+/** A webhook. */
+export const WebhookData = Type.Object({
+  id: Type.String({ pattern: "^wh_" }),
+  url: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  description: Type.Union([Type.String(), Type.Null()]),
+  active: Type.Boolean(),
+  disabled_reason: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.Integer(),
+  updated_at: Type.Integer(),
+});
+
+/** A subscription. */
+export const SubscriptionData = Type.Object({
+  id: Type.String({ pattern: "^sub_" }),
+  emitter_id: Type.String(),
+  listener_id: Type.String(),
+  event_name: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.Integer(),
+});
+
+/** A saved component. */
+export const ComponentData = Type.Object({
+  id: Type.String({ pattern: "^sc_" }),
+  key: Type.Union([Type.String(), Type.Null()]),
+  name: Type.String(),
+  version: Type.String(),
+  type: Type.Union([Type.Literal("source"), Type.Literal("action")]),
+  description: Type.Union([Type.String(), Type.Null()]),
+  code_hash: Type.String(),
+  configurable_props: Type.Array(Type.Object({ name: Type.String(), type: Type.String() })),
+  created_at: Type.Integer(),
+});
+
+/** A deployed source. */
+export const SourceData = Type.Object({
+  id: Type.String({ pattern: "^dc_" }),
+  component_id: Type.String(),
+  name: Type.String(),
+  name_slug: Type.String(),
+  configured_props: Type.Record(Type.String(), Type.Unknown()),
+  active: Type.Boolean(),
+  endpoint_url: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.Integer(),
+  updated_at: Type.Integer(),
+});
+
+/** A connected account. */
+export const AccountData = Type.Object({
+  id: Type.String({ pattern: "^apn_" }),
+  app: Type.String(),
+  name: Type.String(),
+  created_at: Type.Integer(),
+});
+
+/** An event summary. */
+export const EventSummaryData = Type.Object({
+  id: Type.String(),
+  indexed_at_ms: Type.Integer(),
+  event: Type.Optional(Type.Unknown()),
+  metadata: Type.Object({
+    emit_id: Type.String(),
+    emitter_id: Type.String(),
+    name: Type.String(),
+    id: Type.Union([Type.String(), Type.Null()]),
+    summary: Type.Union([Type.String(), Type.Null()]),
+    ts: Type.Integer(),
+  }),
+});
+
+/** A log line. */
+export const LogData = Type.Object({
+  seq: Type.Integer(),
+  level: Type.String(),
+  message: Type.String(),
+  ts: Type.Integer(),
+});
+
+/** A delivery with its attempts. */
+export const DeliveryData = Type.Object({
+  id: Type.String({ pattern: "^dlv_" }),
+  event_id: Type.String(),
+  emitter_id: Type.String(),
+  event_name: Type.String(),
+  status: Type.Union([
+    Type.Literal("pending"),
+    Type.Literal("delivering"),
+    Type.Literal("succeeded"),
+    Type.Literal("failed"),
+  ]),
+  attempts: Type.Integer(),
+  next_attempt_at: Type.Union([Type.Integer(), Type.Null()]),
+  last_status: Type.Union([Type.Integer(), Type.Null()]),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.Integer(),
+  updated_at: Type.Integer(),
+  attempt_log: Type.Array(Type.Unknown()),
+});
+
+/** `{ deleted: true }`. */
+export const Deleted = Type.Object({ deleted: Type.Literal(true) });

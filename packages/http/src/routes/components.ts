@@ -1,0 +1,118 @@
+/** `/v1/components`: save code, read saved components, async options and dynamic props. */
+import { HooklineError } from "@hookline/core";
+import Type from "typebox";
+import { defineRoute, type RouteContext } from "../_define.js";
+import { componentJson } from "../_json.js";
+import { paginate } from "./_paginate.js";
+import { ComponentData, ListParams } from "./_schemas.js";
+
+/** Code given inline (`component_code`, with an optional file name) or by URL. */
+export const CodeParams = {
+  component_code: Type.Optional(Type.String({ description: "The component's code (one file)" })),
+  component_url: Type.Optional(Type.String({ description: "Where to fetch the code (SSRF-guarded)" })),
+  filename: Type.Optional(
+    Type.String({ description: "File name; its extension picks .js, .mjs, .cjs or .ts" }),
+  ),
+};
+
+/** The code input of a request, fetching `component_url` through the engine's guarded transport. */
+export async function codeFrom(
+  ctx: RouteContext<{ component_code?: string; component_url?: string; filename?: string }>,
+): Promise<{ code: string; filename?: string } | undefined> {
+  const { component_code, component_url, filename } = ctx.params;
+  if (component_code !== undefined && component_url !== undefined) {
+    throw new HooklineError("conflicting_parameter", "give component_code or component_url, not both");
+  }
+  if (component_code !== undefined) return { code: component_code, ...(filename ? { filename } : {}) };
+  if (component_url !== undefined) {
+    const code = await ctx.hookline.components.fetchCode(component_url);
+    const name = filename ?? new URL(component_url).pathname.split("/").pop();
+    return { code, ...(name ? { filename: name } : {}) };
+  }
+  return undefined;
+}
+
+/** The component routes. */
+export const componentRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/v1/components",
+    tag: "Components",
+    summary: "Save a component from code or a URL",
+    params: Type.Object(CodeParams),
+    data: ComponentData,
+    async handler(ctx) {
+      const code = await codeFrom(ctx);
+      if (!code) throw new HooklineError("bad_request", "component_code or component_url is required");
+      return { data: componentJson(await ctx.hookline.components.save(ctx.workspaceId, code)) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/components",
+    tag: "Components",
+    summary: "List saved components",
+    params: Type.Object(ListParams),
+    data: ComponentData,
+    list: true,
+    async handler({ hookline, workspaceId, params }) {
+      const page = paginate(await hookline.components.list(workspaceId), (c) => c.id, params);
+      return { list: page.list.map(componentJson), pageInfo: page.pageInfo };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/components/{id}",
+    tag: "Components",
+    summary: "Get a saved component",
+    data: ComponentData,
+    async handler({ hookline, workspaceId, path }) {
+      return { data: componentJson(await hookline.components.get(workspaceId, path.id as string)) };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/components/{id}/props/{prop}/options",
+    tag: "Components",
+    summary: "Async options of a prop, given the props configured so far",
+    params: Type.Object({
+      configured_props: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      page: Type.Optional(Type.Integer({ minimum: 0 })),
+      prevContext: Type.Optional(Type.Unknown()),
+      query: Type.Optional(Type.String()),
+    }),
+    data: Type.Object({ options: Type.Array(Type.Unknown()), context: Type.Optional(Type.Unknown()) }),
+    async handler({ hookline, workspaceId, path, params }) {
+      const result = await hookline.sources.options(
+        workspaceId,
+        { componentId: path.id as string },
+        path.prop as string,
+        {
+          ...(params.page !== undefined ? { page: params.page } : {}),
+          ...(params.prevContext !== undefined ? { prevContext: params.prevContext } : {}),
+          ...(params.query !== undefined ? { query: params.query } : {}),
+          ...(params.configured_props ? { props: params.configured_props } : {}),
+        },
+      );
+      return { data: result };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/components/{id}/reload_props",
+    tag: "Components",
+    summary: "The component's props after additionalProps(), given the props configured so far",
+    params: Type.Object({ configured_props: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
+    data: Type.Object({
+      configurable_props: Type.Array(Type.Object({ name: Type.String(), type: Type.String() })),
+    }),
+    async handler({ hookline, workspaceId, path, params }) {
+      const props = await hookline.components.reloadProps(
+        workspaceId,
+        path.id as string,
+        params.configured_props ?? {},
+      );
+      return { data: { configurable_props: Object.entries(props).map(([name, p]) => ({ name, ...p })) } };
+    },
+  }),
+];

@@ -1,0 +1,195 @@
+/** `/v1/sources`: deploy, read, update, delete and run sources; their events and logs. */
+import { HooklineError } from "@hookline/core";
+import Type from "typebox";
+import { defineRoute } from "../_define.js";
+import { eventSummaryJson, logJson, sourceJson } from "../_json.js";
+import { paginate } from "./_paginate.js";
+import { EventSummaryData, ListParams, LogData, SourceData } from "./_schemas.js";
+import { CodeParams, codeFrom } from "./components.js";
+
+const ConfiguredProps = Type.Optional(
+  Type.Record(Type.String(), Type.Unknown(), { description: "Prop values by prop name" }),
+);
+
+/** The source routes. */
+export const sourceRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/v1/sources",
+    tag: "Sources",
+    summary: "Deploy a source from a saved component, code or a URL",
+    params: Type.Object({
+      component_id: Type.Optional(Type.String()),
+      ...CodeParams,
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      configured_props: ConfiguredProps,
+      active: Type.Optional(Type.Boolean()),
+    }),
+    data: SourceData,
+    async handler(ctx) {
+      const { params } = ctx;
+      const code = await codeFrom(ctx);
+      if (code && params.component_id) {
+        throw new HooklineError("conflicting_parameter", "give component_id or code, not both");
+      }
+      if (!code && !params.component_id) {
+        throw new HooklineError("bad_request", "component_id, component_code or component_url is required");
+      }
+      const source = await ctx.hookline.sources.deploy(ctx.workspaceId, {
+        ...(code ? { code } : { componentId: params.component_id }),
+        ...(params.name ? { name: params.name } : {}),
+        ...(params.configured_props ? { props: params.configured_props } : {}),
+        ...(params.active !== undefined ? { active: params.active } : {}),
+      });
+      return { data: sourceJson(source) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/sources",
+    tag: "Sources",
+    summary: "List sources",
+    params: Type.Object(ListParams),
+    data: SourceData,
+    list: true,
+    async handler({ hookline, workspaceId, params }) {
+      const page = paginate(await hookline.sources.list(workspaceId), (s) => s.id, params);
+      return { list: page.list.map(sourceJson), pageInfo: page.pageInfo };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/sources/{id}",
+    tag: "Sources",
+    summary: "Get a source (by id or name slug)",
+    data: SourceData,
+    async handler({ hookline, workspaceId, path }) {
+      return { data: sourceJson(await hookline.sources.get(workspaceId, path.id as string)) };
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/v1/sources/{id}",
+    tag: "Sources",
+    summary: "Update a source: new code or component, props, name, active",
+    params: Type.Object({
+      component_id: Type.Optional(Type.String()),
+      ...CodeParams,
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      configured_props: ConfiguredProps,
+      active: Type.Optional(Type.Boolean()),
+    }),
+    data: SourceData,
+    async handler(ctx) {
+      const { params } = ctx;
+      const code = await codeFrom(ctx);
+      const source = await ctx.hookline.sources.update(ctx.workspaceId, ctx.path.id as string, {
+        ...(code ? { code } : {}),
+        ...(params.component_id ? { componentId: params.component_id } : {}),
+        ...(params.name ? { name: params.name } : {}),
+        ...(params.configured_props ? { props: params.configured_props } : {}),
+        ...(params.active !== undefined ? { active: params.active } : {}),
+      });
+      return { data: sourceJson(source) };
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/v1/sources/{id}",
+    tag: "Sources",
+    summary: "Delete a source (deactivate() runs first)",
+    data: Type.Object({ deleted: Type.Literal(true), warnings: Type.Array(Type.String()) }),
+    async handler({ hookline, workspaceId, path }) {
+      const { warnings } = await hookline.sources.delete(workspaceId, path.id as string);
+      return { data: { deleted: true, warnings } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/sources/{id}/run",
+    tag: "Sources",
+    summary: "Run a source now",
+    params: Type.Object({ event: Type.Optional(Type.Unknown()) }),
+    data: Type.Object({
+      emitted: Type.Array(EventSummaryData),
+      error: Type.Union([Type.Unknown(), Type.Null()]),
+      duration_ms: Type.Number(),
+    }),
+    async handler({ hookline, workspaceId, path, params }) {
+      const run = await hookline.sources.run(workspaceId, path.id as string, params.event);
+      return {
+        data: {
+          emitted: run.emitted.map((e) => eventSummaryJson(e, true)),
+          error: run.error ?? null,
+          duration_ms: run.durationMs,
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/sources/{id}/event_summaries",
+    tag: "Events",
+    summary: "The source's events, newest first",
+    params: Type.Object({
+      ...ListParams,
+      expand: Type.Optional(Type.Literal("event")),
+      event_name: Type.Optional(Type.String({ description: "Only this channel" })),
+    }),
+    data: EventSummaryData,
+    list: true,
+    async handler({ hookline, workspaceId, path, params }) {
+      const page = await hookline.sources.events(workspaceId, path.id as string, {
+        limit: params.limit ?? 20,
+        ...(params.after ? { before: params.after } : {}),
+        ...(params.event_name ? { channel: params.event_name } : {}),
+      });
+      const list = page.items.map((e) => eventSummaryJson(e, params.expand === "event"));
+      return {
+        list,
+        pageInfo: {
+          count: list.length,
+          start_cursor: page.items[0] ? String(page.items[0].seq) : null,
+          end_cursor: page.nextCursor ?? null,
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/v1/sources/{id}/events",
+    tag: "Events",
+    summary: "Delete the source's events (all, or the given ids)",
+    params: Type.Object({ ids: Type.Optional(Type.Array(Type.String())) }),
+    data: Type.Object({ deleted: Type.Integer() }),
+    async handler({ hookline, workspaceId, path, params }) {
+      return {
+        data: { deleted: await hookline.sources.deleteEvents(workspaceId, path.id as string, params.ids) },
+      };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/sources/{id}/logs",
+    tag: "Logs",
+    summary: "The source's log lines, oldest first",
+    params: Type.Object(ListParams),
+    data: LogData,
+    list: true,
+    async handler({ hookline, workspaceId, path, params }) {
+      const page = await hookline.sources.logs(workspaceId, path.id as string, {
+        limit: params.limit ?? 100,
+        ...(params.after ? { after: params.after } : {}),
+      });
+      const list = page.items.map(logJson);
+      return {
+        list,
+        pageInfo: {
+          count: list.length,
+          start_cursor: list[0] ? String(list[0].seq) : null,
+          end_cursor: page.nextCursor ?? null,
+        },
+      };
+    },
+  }),
+];

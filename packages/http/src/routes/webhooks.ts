@@ -1,0 +1,160 @@
+/** `/v1/webhooks`: create, list, read, change and delete webhooks; secrets, deliveries, retries. */
+import Type from "typebox";
+import { defineRoute } from "../_define.js";
+import { deliveryJson, webhookJson } from "../_json.js";
+import { paginate } from "./_paginate.js";
+import { Deleted, DeliveryData, ListParams, WebhookData } from "./_schemas.js";
+
+const WebhookFields = {
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  active: Type.Optional(Type.Boolean()),
+};
+
+/** The webhook routes. */
+export const webhookRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/v1/webhooks",
+    tag: "Webhooks",
+    summary: "Create a webhook (url required: http or https with a host)",
+    params: Type.Object({ url: Type.String({ description: "Where events are POSTed" }), ...WebhookFields }),
+    data: WebhookData,
+    async handler({ hookline, workspaceId, params }) {
+      return { data: webhookJson(await hookline.webhooks.create(workspaceId, params)) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/webhooks",
+    tag: "Webhooks",
+    summary: "List webhooks",
+    params: Type.Object(ListParams),
+    data: WebhookData,
+    list: true,
+    async handler({ hookline, workspaceId, params }) {
+      const page = paginate(await hookline.webhooks.list(workspaceId), (w) => w.id, params);
+      return { list: page.list.map(webhookJson), pageInfo: page.pageInfo };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/webhooks/{id}",
+    tag: "Webhooks",
+    summary: "Get a webhook",
+    data: WebhookData,
+    async handler({ hookline, workspaceId, path }) {
+      return { data: webhookJson(await hookline.webhooks.get(workspaceId, path.id as string)) };
+    },
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/v1/webhooks/{id}",
+    tag: "Webhooks",
+    summary: "Change a webhook's url, name, description or active flag",
+    params: Type.Object({ url: Type.Optional(Type.String()), ...WebhookFields }),
+    data: WebhookData,
+    async handler({ hookline, workspaceId, path, params }) {
+      return { data: webhookJson(await hookline.webhooks.update(workspaceId, path.id as string, params)) };
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/v1/webhooks/{id}",
+    tag: "Webhooks",
+    summary: "Delete a webhook, its subscriptions and pending deliveries",
+    data: Deleted,
+    async handler({ hookline, workspaceId, path }) {
+      await hookline.webhooks.delete(workspaceId, path.id as string);
+      return { data: { deleted: true } };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/webhooks/{id}/secret",
+    tag: "Webhooks",
+    summary: "The webhook's signing secret (whsec_...)",
+    data: Type.Object({ secret: Type.String({ pattern: "^whsec_" }) }),
+    async handler({ hookline, workspaceId, path }) {
+      return { data: { secret: await hookline.webhooks.secret(workspaceId, path.id as string) } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/webhooks/{id}/secret/rotate",
+    tag: "Webhooks",
+    summary: "Rotate the secret; the previous one stays valid for 24 hours",
+    data: Type.Object({ secret: Type.String({ pattern: "^whsec_" }) }),
+    async handler({ hookline, workspaceId, path }) {
+      return { data: { secret: await hookline.webhooks.rotateSecret(workspaceId, path.id as string) } };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/webhooks/{id}/deliveries",
+    tag: "Webhooks",
+    summary: "Deliveries of this webhook with their attempts, newest first",
+    params: Type.Object({
+      status: Type.Optional(
+        Type.Union([
+          Type.Literal("pending"),
+          Type.Literal("delivering"),
+          Type.Literal("succeeded"),
+          Type.Literal("failed"),
+        ]),
+      ),
+      ...ListParams,
+    }),
+    data: DeliveryData,
+    list: true,
+    async handler({ hookline, workspaceId, path, params }) {
+      const page = await hookline.webhooks.deliveries(workspaceId, path.id as string, {
+        ...(params.status ? { state: params.status } : {}),
+        limit: params.limit ?? 20,
+        ...(params.after ? { before: params.after } : {}),
+      });
+      const list = page.items.map(deliveryJson);
+      return {
+        list,
+        pageInfo: {
+          count: list.length,
+          start_cursor: list[0]?.id ?? null,
+          end_cursor: page.nextCursor ?? null,
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/webhooks/{id}/deliveries/{delivery_id}/retry",
+    tag: "Webhooks",
+    summary: "Send one delivery again now",
+    data: Type.Object({ retried: Type.Literal(true) }),
+    async handler({ hookline, workspaceId, path }) {
+      await hookline.webhooks.retryDelivery(workspaceId, path.id as string, path.delivery_id as string);
+      return { data: { retried: true } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/webhooks/{id}/recover",
+    tag: "Webhooks",
+    summary: "Send again every delivery that failed between since and until (epoch seconds or ISO dates)",
+    params: Type.Object({
+      since: Type.Union([Type.Integer(), Type.String()]),
+      until: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+    }),
+    data: Type.Object({ recovered: Type.Integer() }),
+    async handler({ hookline, workspaceId, path, params }) {
+      const toMs = (v: number | string) =>
+        typeof v === "number" || /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v);
+      const since = toMs(params.since);
+      const until = params.until === undefined ? undefined : toMs(params.until);
+      const recovered = await hookline.webhooks.recover(workspaceId, path.id as string, {
+        since,
+        ...(until !== undefined ? { until } : {}),
+      });
+      return { data: { recovered } };
+    },
+  }),
+];
