@@ -1,0 +1,17 @@
+/**
+ * `@hookline/store-sql`: the SQL implementation of the Hookline {@link Store} for PGlite (embedded,
+ * in memory or on disk) and Postgres, with its forward-only migrations.
+ *
+ * @packageDocumentation
+ */
+export type { Store } from "@hookline/store";
+export {
+  openPglite,
+  pgliteClient,
+  pgPoolClient,
+  type SqlClient,
+  type SqlRow,
+  withTransaction,
+} from "./clients.js";
+export { MIGRATION_LOCK_KEY, MIGRATIONS, type Migration, migrate, splitStatements } from "./migrations.js";
+export { createSqlStore, type SqlStoreOptions } from "./sql-store.js";

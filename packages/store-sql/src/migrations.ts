@@ -1,0 +1,265 @@
+import { type SqlClient, withTransaction } from "./clients.js";
+
+/** One forward-only schema migration. */
+export interface Migration {
+  /** Its number: migrations are applied in increasing `id` order, each once. */
+  id: number;
+  /** A short, descriptive name. */
+  name: string;
+  /**
+   * The SQL: plain statements separated by `;` at the end of a line (no functions or `$$` bodies, so
+   * that drivers without multi-statement support can run it statement by statement).
+   */
+  sql: string;
+}
+
+/**
+ * The key of the advisory lock `migrate` holds while it applies migrations, so that concurrent
+ * processes starting at once apply each migration exactly once.
+ */
+export const MIGRATION_LOCK_KEY = 7_461_203_318;
+
+/**
+ * Every migration of the SQL store, oldest first. Never edit an applied migration: add a new one.
+ * Operators who migrate by hand run each `sql` in order and record it in `hookline_migrations`.
+ *
+ * @example
+ * ```ts
+ * for (const migration of MIGRATIONS) console.log(`-- ${migration.id} ${migration.name}\n${migration.sql}`);
+ * ```
+ */
+export const MIGRATIONS: Migration[] = [
+  {
+    id: 1,
+    name: "initial schema",
+    sql: `
+CREATE TABLE workspaces (
+  id text COLLATE "C" PRIMARY KEY,
+  ord bigserial NOT NULL,
+  name text NOT NULL,
+  created_at bigint NOT NULL
+);
+CREATE INDEX workspaces_ord ON workspaces (ord);
+
+CREATE TABLE api_keys (
+  id text COLLATE "C" PRIMARY KEY,
+  ord bigserial NOT NULL,
+  workspace_id text COLLATE "C" NOT NULL,
+  name text NOT NULL,
+  hash text COLLATE "C" NOT NULL UNIQUE,
+  hint text NOT NULL,
+  created_at bigint NOT NULL,
+  revoked_at bigint
+);
+CREATE INDEX api_keys_workspace ON api_keys (workspace_id, ord);
+
+CREATE TABLE accounts (
+  id text COLLATE "C" PRIMARY KEY,
+  ord bigserial NOT NULL,
+  workspace_id text COLLATE "C" NOT NULL,
+  app text NOT NULL,
+  name text NOT NULL,
+  credentials text NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX accounts_workspace ON accounts (workspace_id, ord);
+
+CREATE TABLE saved_components (
+  id text COLLATE "C" PRIMARY KEY,
+  ord bigserial NOT NULL,
+  workspace_id text COLLATE "C" NOT NULL,
+  code text NOT NULL,
+  code_hash text NOT NULL,
+  filename text NOT NULL,
+  bundle text NOT NULL,
+  description jsonb,
+  key text COLLATE "C",
+  version text COLLATE "C",
+  published text NOT NULL CHECK (published IN ('private', 'public')),
+  created_at bigint NOT NULL
+);
+CREATE INDEX saved_components_workspace ON saved_components (workspace_id, ord);
+CREATE UNIQUE INDEX saved_components_key_version ON saved_components (workspace_id, key, version);
+CREATE INDEX saved_components_key ON saved_components (key);
+
+CREATE TABLE deployed_components (
+  id text COLLATE "C" PRIMARY KEY,
+  ord bigserial NOT NULL,
+  workspace_id text COLLATE "C" NOT NULL,
+  saved_component_id text COLLATE "C" NOT NULL,
+  name text NOT NULL,
+  slug text COLLATE "C" NOT NULL,
+  props jsonb NOT NULL,
+  active boolean NOT NULL,
+  endpoint_id text COLLATE "C" UNIQUE,
+  custom_response boolean,
+  meta jsonb,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  UNIQUE (workspace_id, slug)
+);
+CREATE INDEX deployed_components_workspace ON deployed_components (workspace_id, ord);
+
+CREATE TABLE dedupe (
+  component_id text COLLATE "C" PRIMARY KEY,
+  state jsonb
+);
+
+CREATE TABLE kv (
+  component_id text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  value jsonb,
+  PRIMARY KEY (component_id, key)
+);
+
+CREATE TABLE events (
+  seq bigserial PRIMARY KEY,
+  id text COLLATE "C" NOT NULL UNIQUE,
+  workspace_id text COLLATE "C" NOT NULL,
+  emitter_id text COLLATE "C" NOT NULL,
+  channel text NOT NULL,
+  summary text,
+  event_id text,
+  ts bigint NOT NULL,
+  body jsonb,
+  created_at bigint NOT NULL
+);
+CREATE INDEX events_emitter ON events (emitter_id, seq);
+
+CREATE TABLE logs (
+  seq bigserial PRIMARY KEY,
+  workspace_id text COLLATE "C" NOT NULL,
+  component_id text COLLATE "C" NOT NULL,
+  level text NOT NULL,
+  message text NOT NULL,
+  ts bigint NOT NULL
+);
+CREATE INDEX logs_component ON logs (component_id, seq);
+
+CREATE TABLE webhooks (
+  id text COLLATE "C" PRIMARY KEY,
+  ord bigserial NOT NULL,
+  workspace_id text COLLATE "C" NOT NULL,
+  url text NOT NULL,
+  name text,
+  description text,
+  active boolean NOT NULL,
+  secrets jsonb NOT NULL,
+  disabled_reason text,
+  failing_since bigint,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX webhooks_workspace ON webhooks (workspace_id, ord);
+
+CREATE TABLE subscriptions (
+  id text COLLATE "C" PRIMARY KEY,
+  ord bigserial NOT NULL,
+  workspace_id text COLLATE "C" NOT NULL,
+  emitter_id text COLLATE "C" NOT NULL,
+  listener_id text COLLATE "C" NOT NULL,
+  event_name text,
+  created_at bigint NOT NULL
+);
+CREATE UNIQUE INDEX subscriptions_channel ON subscriptions (workspace_id, emitter_id, listener_id, (coalesce(event_name, 'default')));
+CREATE INDEX subscriptions_workspace ON subscriptions (workspace_id, ord);
+CREATE INDEX subscriptions_emitter ON subscriptions (emitter_id);
+CREATE INDEX subscriptions_listener ON subscriptions (listener_id);
+
+CREATE TABLE timers (
+  component_id text COLLATE "C" PRIMARY KEY,
+  ord bigserial NOT NULL,
+  workspace_id text COLLATE "C" NOT NULL,
+  next_at bigint NOT NULL,
+  lease_owner text,
+  lease_expires_at bigint
+);
+CREATE INDEX timers_due ON timers (next_at, ord);
+
+CREATE TABLE deliveries (
+  id text COLLATE "C" PRIMARY KEY,
+  workspace_id text COLLATE "C" NOT NULL,
+  webhook_id text COLLATE "C" NOT NULL,
+  event_id text COLLATE "C" NOT NULL,
+  emitter_id text COLLATE "C" NOT NULL,
+  channel text NOT NULL,
+  state text NOT NULL CHECK (state IN ('pending', 'delivering', 'succeeded', 'failed')),
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at bigint NOT NULL,
+  lease_owner text,
+  lease_expires_at bigint,
+  last_status integer,
+  last_error text,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE state = 'pending';
+CREATE INDEX deliveries_in_flight ON deliveries (webhook_id, lease_expires_at) WHERE state = 'delivering';
+CREATE INDEX deliveries_workspace ON deliveries (workspace_id, id);
+CREATE INDEX deliveries_webhook ON deliveries (webhook_id, created_at);
+CREATE INDEX deliveries_event ON deliveries (event_id);
+
+CREATE TABLE attempts (
+  id text COLLATE "C" PRIMARY KEY,
+  ord bigserial NOT NULL,
+  delivery_id text COLLATE "C" NOT NULL,
+  workspace_id text COLLATE "C" NOT NULL,
+  at bigint NOT NULL,
+  status integer,
+  duration_ms double precision NOT NULL,
+  response_excerpt text,
+  error text
+);
+CREATE INDEX attempts_delivery ON attempts (delivery_id, ord);
+`,
+  },
+];
+
+/** Splits a migration into its statements (see {@link Migration.sql}). */
+export function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*(?:\n|$)/)
+    .map((statement) => statement.trim())
+    .filter((statement) => statement.length > 0);
+}
+
+/**
+ * Applies the pending {@link MIGRATIONS} in one transaction, holding the advisory lock
+ * {@link MIGRATION_LOCK_KEY} so that concurrent callers wait instead of failing, and records each
+ * in the `hookline_migrations` table. Returns the ids it applied (empty when up to date).
+ *
+ * @param client - Where to migrate (tables are created in the connection's `search_path`).
+ * @param migrations - The migrations to apply (the package's own by default).
+ * @example
+ * ```ts
+ * const db = await openPglite("./data");
+ * const applied = await migrate(pgliteClient(db));
+ * ```
+ */
+export async function migrate(client: SqlClient, migrations: Migration[] = MIGRATIONS): Promise<number[]> {
+  return withTransaction(client, async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS hookline_migrations (
+        id integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at bigint NOT NULL
+      )`,
+    );
+    const { rows } = await tx.query("SELECT id FROM hookline_migrations");
+    const done = new Set(rows.map((row) => Number(row.id)));
+    const applied: number[] = [];
+    for (const migration of [...migrations].sort((a, b) => a.id - b.id)) {
+      if (done.has(migration.id)) continue;
+      for (const statement of splitStatements(migration.sql)) await tx.query(statement);
+      await tx.query("INSERT INTO hookline_migrations (id, name, applied_at) VALUES ($1, $2, $3)", [
+        migration.id,
+        migration.name,
+        Date.now(),
+      ]);
+      applied.push(migration.id);
+    }
+    return applied;
+  });
+}
