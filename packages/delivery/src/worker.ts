@@ -1,11 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type {
-  ClaimedDelivery,
-  CompleteOptions,
-  Store,
-  StoredEvent,
-  WebhookPatch,
-} from "@hookline/store";
+import type { ClaimedDelivery, CompleteOptions, Store, StoredEvent, WebhookPatch } from "@hookline/store";
 import {
   classifyResponse,
   DEFAULT_RETRY_JITTER,

@@ -102,6 +102,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const subscriptions = new Map<string, Subscription>();
   const timers = new Map<string, Timer>();
   const deliveries = new Map<string, Delivery>();
+  // Indexes that keep hot paths independent of history: ids of pending or in-flight deliveries,
+  // and each emitter's event ids in seq order.
+  const openDeliveries = new Set<string>();
+  const eventsByEmitter = new Map<string, Set<string>>();
   const attempts = new Map<string, Attempt[]>();
   let seq = 0;
   let closed = false;
@@ -116,12 +120,46 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const byWorkspace = <T extends { workspaceId: string }>(map: Map<string, T>, workspaceId: string): T[] =>
     [...map.values()].filter((row) => row.workspaceId === workspaceId);
 
+  const setState = (row: Delivery, state: Delivery["state"]): void => {
+    row.state = state;
+    if (state === "pending" || state === "delivering") openDeliveries.add(row.id);
+    else openDeliveries.delete(row.id);
+  };
+  const openRows = (): Delivery[] => {
+    const rows: Delivery[] = [];
+    for (const id of openDeliveries) {
+      const row = deliveries.get(id);
+      if (row) rows.push(row);
+    }
+    return rows;
+  };
+
+  const byDue = (a: Delivery, b: Delivery): number =>
+    a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  /**
+   * Pending rows due at `now`, earliest first. With `max`, only the first `max` are kept (a linear
+   * scan with a small sorted buffer, so a large backlog does not cost a full sort per claim).
+   */
+  const earliestDue = (rows: Delivery[], now: number, max: number | undefined): Delivery[] => {
+    const due = rows.filter((row) => row.state === "pending" && row.nextAttemptAt <= now);
+    if (max === undefined || due.length <= max) return due.sort(byDue);
+    const best: Delivery[] = [];
+    for (const row of due) {
+      if (best.length === max && byDue(row, best[max - 1] as Delivery) >= 0) continue;
+      let at = best.length;
+      while (at > 0 && byDue(row, best[at - 1] as Delivery) < 0) at--;
+      best.splice(at, 0, row);
+      if (best.length > max) best.pop();
+    }
+    return best;
+  };
+
   /** Fails the given deliveries if pending or in flight. */
   const cancelDeliveries = (predicate: (delivery: Delivery) => boolean, reason: string): void => {
     const now = clock();
-    for (const delivery of deliveries.values()) {
+    for (const delivery of openRows()) {
       if ((delivery.state === "pending" || delivery.state === "delivering") && predicate(delivery)) {
-        delivery.state = "failed";
+        setState(delivery, "failed");
         delivery.lastError = reason;
         delete delivery.leaseOwner;
         delete delivery.leaseExpiresAt;
@@ -132,7 +170,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
 
   const deleteEvents = (ids: Iterable<string>): number => {
     const removed = new Set<string>();
-    for (const id of ids) if (events.delete(id)) removed.add(id);
+    for (const id of ids) {
+      const row = events.get(id);
+      if (!row) continue;
+      events.delete(id);
+      eventsByEmitter.get(row.emitterId)?.delete(id);
+      removed.add(id);
+    }
     if (removed.size > 0) cancelDeliveries((delivery) => removed.has(delivery.eventId), "event_deleted");
     return removed.size;
   };
@@ -456,6 +500,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
           if (input.summary !== undefined) row.summary = input.summary;
           if (input.eventId !== undefined) row.eventId = input.eventId;
           events.set(row.id, row);
+          let emitted = eventsByEmitter.get(emitterId);
+          if (!emitted) {
+            emitted = new Set();
+            eventsByEmitter.set(emitterId, emitted);
+          }
+          emitted.add(row.id);
           const deliveryIds: string[] = [];
           const seen = new Set<string>();
           for (const sub of subs) {
@@ -478,6 +528,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
               updatedAt: now,
             };
             deliveries.set(delivery.id, delivery);
+            openDeliveries.add(delivery.id);
             deliveryIds.push(delivery.id);
           }
           result.push({ ...copy(row), deliveryIds });
@@ -489,11 +540,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         const limit = clampLimit(listOptions.limit, 10, 100);
         const before = parseCursor(listOptions.before);
         const after = parseCursor(listOptions.after);
-        const matching = [...events.values()]
+        const matching = [...(eventsByEmitter.get(emitterId) ?? [])]
+          .map((id) => events.get(id) as StoredEvent)
           .filter(
             (row) =>
               row.workspaceId === workspaceId &&
-              row.emitterId === emitterId &&
               (listOptions.channel === undefined || row.channel === listOptions.channel) &&
               (before === undefined || row.seq < before) &&
               (after === undefined || row.seq > after),
@@ -528,10 +579,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       },
       async trim(emitterId, keep) {
         open();
-        const rows = [...events.values()]
-          .filter((row) => row.emitterId === emitterId)
-          .sort((a, b) => b.seq - a.seq);
-        return deleteEvents(rows.slice(Math.max(0, keep)).map((row) => row.id));
+        const ids = eventsByEmitter.get(emitterId);
+        if (!ids || ids.size <= Math.max(0, keep)) return 0;
+        // The set is in seq order: the first ones are the oldest.
+        return deleteEvents([...ids].slice(0, ids.size - Math.max(0, keep)));
       },
     },
 
@@ -740,22 +791,24 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         const { owner, now, leaseMs, limit, perWebhookLimit } = claimOptions;
         const inFlight = new Map<string, number>();
         if (perWebhookLimit !== undefined) {
-          for (const row of deliveries.values()) {
+          for (const row of openRows()) {
             if (row.state === "delivering" && (row.leaseExpiresAt ?? 0) > now) {
               inFlight.set(row.webhookId, (inFlight.get(row.webhookId) ?? 0) + 1);
             }
           }
         }
-        const due = [...deliveries.values()]
-          .filter((row) => row.state === "pending" && row.nextAttemptAt <= now)
-          .sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        const due = earliestDue(
+          openRows(),
+          now,
+          perWebhookLimit === undefined ? Math.max(0, limit) : undefined,
+        );
         const claimed: ClaimedDelivery[] = [];
         for (const row of due) {
           if (claimed.length >= Math.max(0, limit)) break;
           const event = events.get(row.eventId);
           const webhook = webhooks.get(row.webhookId);
           if (!event || !webhook) {
-            row.state = "failed";
+            setState(row, "failed");
             row.lastError = event ? "webhook_deleted" : "event_deleted";
             row.updatedAt = now;
             continue;
@@ -765,7 +818,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
             if (count >= perWebhookLimit) continue;
             inFlight.set(row.webhookId, count + 1);
           }
-          row.state = "delivering";
+          setState(row, "delivering");
           row.attempts += 1;
           row.leaseOwner = owner;
           row.leaseExpiresAt = now + leaseMs;
@@ -779,7 +832,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         const row = deliveries.get(id);
         if (row?.state !== "delivering" || row.leaseOwner !== owner) return false;
         const at = outcome.at ?? clock();
-        row.state = outcome.state;
+        setState(row, outcome.state);
         if (outcome.state === "pending") row.nextAttemptAt = outcome.nextAttemptAt ?? at;
         if (outcome.status !== undefined) row.lastStatus = outcome.status;
         else delete row.lastStatus;
@@ -808,9 +861,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       async sweep(now) {
         open();
         let count = 0;
-        for (const row of deliveries.values()) {
+        for (const row of openRows()) {
           if (row.state === "delivering" && (row.leaseExpiresAt ?? 0) <= now) {
-            row.state = "pending";
+            setState(row, "pending");
             delete row.leaseOwner;
             delete row.leaseExpiresAt;
             row.updatedAt = now;
@@ -850,7 +903,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         const row = inWorkspace(deliveries.get(id), workspaceId);
         if (!row || row.state === "delivering") return false;
         if (!events.has(row.eventId) || !webhooks.has(row.webhookId)) return false;
-        row.state = "pending";
+        setState(row, "pending");
         row.nextAttemptAt = now;
         row.updatedAt = now;
         return true;
@@ -868,7 +921,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
             (window.until === undefined || row.createdAt < window.until) &&
             events.has(row.eventId)
           ) {
-            row.state = "pending";
+            setState(row, "pending");
             row.nextAttemptAt = now;
             row.updatedAt = now;
             count++;

@@ -60,11 +60,37 @@ function notSerializable(value, path, seen) {
   return undefined;
 }
 
-function toJsonValue(value, what) {
+// The fast check: true when `value` is JSON-serializable. Builds no paths; the slow
+// notSerializable() runs only to explain a failure.
+function serializable(value, seen) {
+  var t = typeof value;
+  if (t === "function" || t === "symbol" || t === "bigint") return false;
+  if (value === null || t !== "object") return true;
+  if (typeof value.toJSON === "function") return true;
+  if (seen.indexOf(value) !== -1) return false;
+  seen.push(value);
+  if (Array.isArray(value)) {
+    for (var i = 0; i < value.length; i++) if (!serializable(value[i], seen)) return false;
+  } else {
+    for (var k in value) if (Object.hasOwn(value, k) && !serializable(value[k], seen)) return false;
+  }
+  seen.pop();
+  return true;
+}
+
+// `value` as a JSON string (undefined for undefined), or a TypeError naming what is not serializable.
+function toJsonString(value, what) {
   if (value === undefined) return undefined;
-  var why = notSerializable(value, "value", []);
-  if (why) throw new TypeError(what + ": value is not JSON-serializable (" + why + ")");
-  return JSON.parse(JSON.stringify(value));
+  if (!serializable(value, [])) {
+    var why = notSerializable(value, "value", []) || "a value JSON cannot represent";
+    throw new TypeError(what + ": value is not JSON-serializable (" + why + ")");
+  }
+  return JSON.stringify(value);
+}
+
+function toJsonValue(value, what) {
+  var json = toJsonString(value, what);
+  return json === undefined ? undefined : JSON.parse(json);
 }
 
 // Definition -> JSON: functions become {"$fn": true} (what @hookline/core's validation accepts).
@@ -163,12 +189,13 @@ function makeDb() {
 
 function emit(event, meta) {
   if (!current) return;
-  var m = {};
-  if (meta !== undefined && meta !== null) {
-    if (typeof meta !== "object") throw new TypeError("$emit(event, meta): meta must be an object");
-    for (var k of Object.keys(meta)) if (meta[k] !== undefined) m[k] = meta[k];
-  }
-  current.emits.push({ event: toJsonValue(event, "$emit"), meta: toJsonValue(m, "$emit meta") });
+  if (meta !== undefined && meta !== null && typeof meta !== "object")
+    throw new TypeError("$emit(event, meta): meta must be an object");
+  // Kept as JSON text (a snapshot of the values now), spliced into the result by serializeRecord.
+  // JSON.stringify leaves out meta keys whose value is undefined.
+  var ev = toJsonString(event, "$emit");
+  var mj = meta === undefined || meta === null ? "{}" : toJsonString(meta, "$emit meta");
+  current.emits.push(ev === undefined ? '{"meta":' + mj + "}" : '{"event":' + ev + ',"meta":' + mj + "}");
 }
 
 function mount(propsJson) {
@@ -329,7 +356,6 @@ function describeError(err) {
 
 function serializeRecord(rec) {
   var out = {
-    emits: rec.emits,
     exports: rec.exports,
     responds: rec.responds,
     sends: rec.sends,
@@ -345,7 +371,8 @@ function serializeRecord(rec) {
       out.returnValue = JSON.parse(inspect(rec.returnValue, 1));
     }
   }
-  return JSON.stringify(out);
+  // rec.emits holds JSON strings already; `out` always has keys, so its text starts with `{"`.
+  return '{"emits":[' + rec.emits.join(",") + "]," + JSON.stringify(out).slice(1);
 }
 
 function invoke(kind, argJson) {

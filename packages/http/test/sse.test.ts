@@ -1,0 +1,103 @@
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Api, eventually, HTTP_SOURCE, MODES, startApi } from "./_harness.js";
+
+/** Opens an SSE stream and parses it with eventsource-parser (no hand parsing). */
+async function openStream(api: Api, path: string, lastEventId?: string) {
+  const controller = new AbortController();
+  const res = await api.raw(path, {
+    headers: { authorization: `Bearer ${api.key}`, ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
+    signal: controller.signal,
+  });
+  const messages: EventSourceMessage[] = [];
+  const comments: string[] = [];
+  const parser = createParser({ onEvent: (m) => messages.push(m), onComment: (c) => comments.push(c) });
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const pump = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parser.feed(decoder.decode(value, { stream: true }));
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return {
+    res,
+    messages,
+    comments,
+    async close() {
+      controller.abort();
+      await reader.cancel().catch(() => undefined);
+      await pump;
+    },
+  };
+}
+
+describe.each(MODES)("SSE through %s", (mode) => {
+  let api: Api;
+  let sourceId: string;
+  let endpoint: string;
+  beforeAll(async () => {
+    api = await startApi(mode, { handler: { heartbeatMs: 50 } });
+    const source = await api.call("POST", "/v1/sources", { body: { component_code: HTTP_SOURCE } });
+    sourceId = source.body.data.id;
+    endpoint = new URL(source.body.data.endpoint_url).pathname;
+  });
+  afterAll(() => api.close());
+
+  const emit = (n: number) =>
+    api.raw(endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ n }),
+    });
+
+  it("streams emits with ids, heartbeats, and resumes with Last-Event-ID without loss or repeats", async () => {
+    const first = await openStream(api, `/v1/sources/${sourceId}/sse`);
+    expect(first.res.status).toBe(200);
+    expect(first.res.headers.get("content-type")).toContain("text/event-stream");
+    await emit(1);
+    await emit(2);
+    await eventually(() => expect(first.messages).toHaveLength(2));
+    expect(first.messages.map((m) => JSON.parse(m.data).event)).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(first.messages.every((m) => m.event === "emit" && /^\d+$/.test(m.id ?? ""))).toBe(true);
+    await eventually(() => expect(first.comments.map((c) => c.trim())).toContain("heartbeat"));
+    const lastSeen = first.messages.at(-1)?.id as string;
+    await first.close();
+
+    // Emitted while disconnected.
+    await emit(3);
+    await emit(4);
+    const resumed = await openStream(api, `/v1/sources/${sourceId}/sse`, lastSeen);
+    await emit(5);
+    await eventually(() => expect(resumed.messages).toHaveLength(3));
+    expect(resumed.messages.map((m) => JSON.parse(m.data).event)).toEqual([{ n: 3 }, { n: 4 }, { n: 5 }]);
+    const ids = resumed.messages.map((m) => Number(m.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(ids[0]).toBeGreaterThan(Number(lastSeen));
+    await resumed.close();
+  });
+
+  it("streams log lines", async () => {
+    const code = `export default { name: "Talker", version: "0.1.0", run(e) { console.log("hello " + e.n); } };`;
+    const source = await api.call("POST", "/v1/sources", { body: { component_code: code } });
+    const id = source.body.data.id;
+    const stream = await openStream(api, `/v1/sources/${id}/logs/sse`);
+    await api.call("POST", `/v1/sources/${id}/run`, { body: { event: { n: 7 } } });
+    await eventually(() =>
+      expect(stream.messages.map((m) => JSON.parse(m.data).message)).toEqual(["hello 7"]),
+    );
+    expect(stream.messages[0]?.event).toBe("log");
+    await stream.close();
+  });
+
+  it("is 401 without a key and 404 for an unknown source", async () => {
+    expect((await api.raw(`/v1/sources/${sourceId}/sse`)).status).toBe(401);
+    const missing = await api.call("GET", "/v1/sources/dc_nope/sse");
+    expect([missing.status, missing.body.error.code]).toEqual([404, "not_found"]);
+  });
+});
