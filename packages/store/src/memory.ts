@@ -120,8 +120,73 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const byWorkspace = <T extends { workspaceId: string }>(map: Map<string, T>, workspaceId: string): T[] =>
     [...map.values()].filter((row) => row.workspaceId === workspaceId);
 
+  // Due pending deliveries as a binary min-heap of [nextAttemptAt, id], validated lazily on pop:
+  // an entry whose row is no longer pending at that time is dropped. Claims cost O(k log n).
+  const dueHeap: [number, string][] = [];
+  const heapLess = (a: [number, string], b: [number, string]) =>
+    a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+  const heapPush = (row: Delivery): void => {
+    const entry: [number, string] = [row.nextAttemptAt, row.id];
+    dueHeap.push(entry);
+    let i = dueHeap.length - 1;
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (!heapLess(dueHeap[i] as [number, string], dueHeap[up] as [number, string])) break;
+      [dueHeap[i], dueHeap[up]] = [dueHeap[up] as [number, string], dueHeap[i] as [number, string]];
+      i = up;
+    }
+  };
+  const heapPop = (): [number, string] | undefined => {
+    const top = dueHeap[0];
+    const last = dueHeap.pop();
+    if (dueHeap.length > 0 && last) {
+      dueHeap[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < dueHeap.length && heapLess(dueHeap[l] as [number, string], dueHeap[m] as [number, string]))
+          m = l;
+        if (r < dueHeap.length && heapLess(dueHeap[r] as [number, string], dueHeap[m] as [number, string]))
+          m = r;
+        if (m === i) break;
+        [dueHeap[i], dueHeap[m]] = [dueHeap[m] as [number, string], dueHeap[i] as [number, string]];
+        i = m;
+      }
+    }
+    return top;
+  };
+  /** Pops up to `max` valid due rows (earliest first); `accept` may refuse a row, which stays queued. */
+  const popDue = (now: number, max: number, accept: (row: Delivery) => boolean): Delivery[] => {
+    const out: Delivery[] = [];
+    const refused: Delivery[] = [];
+    while (out.length < max && dueHeap.length > 0 && (dueHeap[0] as [number, string])[0] <= now) {
+      const [at, id] = heapPop() as [number, string];
+      const row = deliveries.get(id);
+      if (row?.state !== "pending" || row.nextAttemptAt !== at) continue;
+      if (accept(row)) out.push(row);
+      else refused.push(row);
+    }
+    for (const row of refused) heapPush(row);
+    return out;
+  };
+
+  const deliveringIds = new Set<string>();
+  const lease = (row: Delivery, event: StoredEvent, webhook: Webhook): ClaimedDelivery => {
+    setState(row, "delivering");
+    row.attempts += 1;
+    row.leaseOwner = leaseOwnerOf.owner;
+    row.leaseExpiresAt = leaseOwnerOf.expiresAt;
+    row.updatedAt = leaseOwnerOf.now;
+    return { ...copy(row), event: copy(event), webhook: copy(webhook) };
+  };
+  const leaseOwnerOf = { owner: "", expiresAt: 0, now: 0 };
+
   const setState = (row: Delivery, state: Delivery["state"]): void => {
     row.state = state;
+    if (state === "delivering") deliveringIds.add(row.id);
+    else deliveringIds.delete(row.id);
     if (state === "pending" || state === "delivering") openDeliveries.add(row.id);
     else openDeliveries.delete(row.id);
   };
@@ -132,26 +197,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       if (row) rows.push(row);
     }
     return rows;
-  };
-
-  const byDue = (a: Delivery, b: Delivery): number =>
-    a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  /**
-   * Pending rows due at `now`, earliest first. With `max`, only the first `max` are kept (a linear
-   * scan with a small sorted buffer, so a large backlog does not cost a full sort per claim).
-   */
-  const earliestDue = (rows: Delivery[], now: number, max: number | undefined): Delivery[] => {
-    const due = rows.filter((row) => row.state === "pending" && row.nextAttemptAt <= now);
-    if (max === undefined || due.length <= max) return due.sort(byDue);
-    const best: Delivery[] = [];
-    for (const row of due) {
-      if (best.length === max && byDue(row, best[max - 1] as Delivery) >= 0) continue;
-      let at = best.length;
-      while (at > 0 && byDue(row, best[at - 1] as Delivery) < 0) at--;
-      best.splice(at, 0, row);
-      if (best.length > max) best.pop();
-    }
-    return best;
   };
 
   /** Fails the given deliveries if pending or in flight. */
@@ -529,6 +574,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
             };
             deliveries.set(delivery.id, delivery);
             openDeliveries.add(delivery.id);
+            heapPush(delivery);
             deliveryIds.push(delivery.id);
           }
           result.push({ ...copy(row), deliveryIds });
@@ -791,49 +837,51 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         const { owner, now, leaseMs, limit, perWebhookLimit } = claimOptions;
         const inFlight = new Map<string, number>();
         if (perWebhookLimit !== undefined) {
-          for (const row of openRows()) {
-            if (row.state === "delivering" && (row.leaseExpiresAt ?? 0) > now) {
+          for (const id of deliveringIds) {
+            const row = deliveries.get(id);
+            if (row && (row.leaseExpiresAt ?? 0) > now) {
               inFlight.set(row.webhookId, (inFlight.get(row.webhookId) ?? 0) + 1);
             }
           }
         }
-        const due = earliestDue(
-          openRows(),
-          now,
-          perWebhookLimit === undefined ? Math.max(0, limit) : undefined,
-        );
+        leaseOwnerOf.owner = owner;
+        leaseOwnerOf.expiresAt = now + leaseMs;
+        leaseOwnerOf.now = now;
         const claimed: ClaimedDelivery[] = [];
-        for (const row of due) {
-          if (claimed.length >= Math.max(0, limit)) break;
-          const event = events.get(row.eventId);
-          const webhook = webhooks.get(row.webhookId);
-          if (!event || !webhook) {
-            setState(row, "failed");
-            row.lastError = event ? "webhook_deleted" : "event_deleted";
-            row.updatedAt = now;
-            continue;
-          }
-          if (perWebhookLimit !== undefined) {
+        const max = Math.max(0, limit);
+        while (claimed.length < max) {
+          const batch = popDue(now, max - claimed.length, (row) => {
+            if (perWebhookLimit === undefined || !events.has(row.eventId) || !webhooks.has(row.webhookId))
+              return true;
             const count = inFlight.get(row.webhookId) ?? 0;
-            if (count >= perWebhookLimit) continue;
+            if (count >= perWebhookLimit) return false;
             inFlight.set(row.webhookId, count + 1);
+            return true;
+          });
+          if (batch.length === 0) break;
+          for (const row of batch) {
+            const event = events.get(row.eventId);
+            const webhook = webhooks.get(row.webhookId);
+            if (!event || !webhook) {
+              setState(row, "failed");
+              row.lastError = event ? "webhook_deleted" : "event_deleted";
+              row.updatedAt = now;
+              continue;
+            }
+            claimed.push(lease(row, event, webhook));
           }
-          setState(row, "delivering");
-          row.attempts += 1;
-          row.leaseOwner = owner;
-          row.leaseExpiresAt = now + leaseMs;
-          row.updatedAt = now;
-          claimed.push({ ...copy(row), event: copy(event), webhook: copy(webhook) });
         }
         return claimed;
       },
       async complete(id, owner, outcome) {
-        open();
         const row = deliveries.get(id);
         if (row?.state !== "delivering" || row.leaseOwner !== owner) return false;
         const at = outcome.at ?? clock();
         setState(row, outcome.state);
-        if (outcome.state === "pending") row.nextAttemptAt = outcome.nextAttemptAt ?? at;
+        if (outcome.state === "pending") {
+          row.nextAttemptAt = outcome.nextAttemptAt ?? at;
+          heapPush(row);
+        }
         if (outcome.status !== undefined) row.lastStatus = outcome.status;
         else delete row.lastStatus;
         if (outcome.error !== undefined) row.lastError = outcome.error;
@@ -861,12 +909,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       async sweep(now) {
         open();
         let count = 0;
-        for (const row of openRows()) {
+        for (const id of [...deliveringIds]) {
+          const row = deliveries.get(id) as Delivery;
           if (row.state === "delivering" && (row.leaseExpiresAt ?? 0) <= now) {
             setState(row, "pending");
             delete row.leaseOwner;
             delete row.leaseExpiresAt;
             row.updatedAt = now;
+            heapPush(row);
             count++;
           }
         }
@@ -906,6 +956,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         setState(row, "pending");
         row.nextAttemptAt = now;
         row.updatedAt = now;
+        heapPush(row);
         return true;
       },
       async recover(workspaceId, webhookId, window, now) {
@@ -924,6 +975,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
             setState(row, "pending");
             row.nextAttemptAt = now;
             row.updatedAt = now;
+            heapPush(row);
             count++;
           }
         }
