@@ -1,8 +1,11 @@
 /**
  * One QuickJS runtime and context holding one loaded component. The host talks to the guest
- * through three functions the guest prelude returns (`load`, `mount`, `invoke`), one JSON string
- * each way. Limits: a deadline and a memory ceiling enforced from the interrupt handler, the
- * package's own memory limit for large single allocations, and a result size cap.
+ * through the functions the guest prelude returns (`load`, `mount`, `invoke`, `complete`), with
+ * JSON strings. The prelude (guest/core.js + guest/api.js) is compiled in every new context, so it
+ * holds only what every component needs; the other guest files (Buffer, URL, crypto, fetch,
+ * console, timers, ...) are compiled on first use, their source handed over by the sync host
+ * operation `shim`. Limits: a deadline and a memory ceiling enforced from the interrupt handler,
+ * the package's own memory limit for large single allocations, and a result size cap.
  */
 import { readFileSync } from "node:fs";
 import type {
@@ -27,13 +30,57 @@ export const DEFAULT_LIMITS: Limits = {
 const BUNDLE_FILE = "component.bundle.js";
 const BUNDLE_PREFIX = "(function (module, exports, require) {";
 
-let preludeSource: string | undefined;
-function prelude(): string {
-  if (preludeSource === undefined) {
-    const read = (name: string) => readFileSync(new URL(`./guest/${name}`, import.meta.url), "utf8");
-    preludeSource = `(function (hostCall, hostAsync, cfgJson) {\nvar cfg = JSON.parse(cfgJson);\n${read("shims.js")}\n${read("api.js")}\nreturn GUEST_API;\n})`;
+/**
+ * guest/<name>.js without indentation, blank lines and whole-line comments: QuickJS compiles the
+ * prelude in every new context and quickjs-emscripten copies the text into the heap each time, so
+ * fewer characters make a mount cheaper. (The guest files have no multi-line strings.)
+ */
+function readGuest(name: string): string {
+  const text = readFileSync(new URL(`./guest/${name}.js`, import.meta.url), "utf8");
+  const lines: string[] = [];
+  for (const line of text.split("\n")) {
+    const trimmed = line.trim();
+    if (trimmed !== "" && !trimmed.startsWith("//")) lines.push(trimmed);
   }
+  return lines.join("\n");
+}
+
+let preludeSource: string | undefined;
+/** What every context compiles: guest/core.js and guest/api.js (about 0.1 us a character). */
+function prelude(): string {
+  preludeSource ??= `(function (hostCall, hostAsync, cfgJson) {\nvar cfg = JSON.parse(cfgJson);\n${readGuest("core")}\n${readGuest("api")}\nreturn GUEST_API;\n})`;
   return preludeSource;
+}
+
+/** The guest files compiled on first use (`load(name)` in guest/core.js). */
+const SHIMS = new Set([
+  "bytes",
+  "clone",
+  "component",
+  "console",
+  "crypto",
+  "events",
+  "extra",
+  "fetch",
+  "format",
+  "host",
+  "platform",
+  "process",
+  "querystring",
+  "timers",
+  "url",
+  "util",
+]);
+const shimSources = new Map<string, string>();
+/** The source of guest/<name>.js, a function expression of the shim scope; read once per process. */
+function shimSource(name: string): string {
+  let source = shimSources.get(name);
+  if (source === undefined) {
+    if (!SHIMS.has(name)) throw new Error(`unknown guest module ${name}`);
+    source = readGuest(name);
+    shimSources.set(name, source);
+  }
+  return source;
 }
 
 /** What the guest returns from an invocation, before the host post-processes it. */
@@ -76,8 +123,12 @@ export class Sandbox {
   private wake: (() => void) | undefined;
   private disposed = false;
   private readonly mapStack: StackMapper;
-  private api: { load: QuickJSHandle; mount: QuickJSHandle; invoke: QuickJSHandle } | undefined;
+  private api:
+    | { load: QuickJSHandle; mount: QuickJSHandle; invoke: QuickJSHandle; complete: QuickJSHandle }
+    | undefined;
   private readonly owned: QuickJSHandle[] = [];
+  /** The invocation kinds as guest strings, made once per sandbox (freed with `owned`). */
+  private readonly kinds = new Map<string, QuickJSHandle>();
 
   private constructor(
     private readonly rt: QuickJSRuntime,
@@ -116,8 +167,9 @@ export class Sandbox {
     this.startDeadline(this.options.limits.runTimeoutMs);
     try {
       const hostCall = ctx.newFunction("hostCall", (opH, argH) => {
-        const out = runHostOp(ctx.getString(opH), ctx.getString(argH));
-        return ctx.newString(out);
+        const op = ctx.getString(opH);
+        const arg = ctx.getString(argH);
+        return ctx.newString(op === "shim" ? shimSource(arg) : runHostOp(op, arg));
       });
       const hostAsync = ctx.newFunction("hostAsync", (opH, argH) =>
         this.startAsyncOp(ctx.getString(opH), ctx.getString(argH)),
@@ -130,9 +182,10 @@ export class Sandbox {
         load: ctx.getProp(api, "load"),
         mount: ctx.getProp(api, "mount"),
         invoke: ctx.getProp(api, "invoke"),
+        complete: ctx.getProp(api, "complete"),
       };
       api.dispose();
-      this.owned.push(this.api.load, this.api.mount, this.api.invoke);
+      this.owned.push(this.api.load, this.api.mount, this.api.invoke, this.api.complete);
 
       const wrapped = `${BUNDLE_PREFIX}${this.options.bundle}\n})`;
       const evaluated = ctx.evalCode(wrapped, BUNDLE_FILE);
@@ -181,13 +234,23 @@ export class Sandbox {
     }
   }
 
-  /** Runs one invocation (`run`, `action`, `hook`, `options`, `additionalProps`). */
+  /**
+   * Runs one invocation (`run`, `action`, `hook`, `options`, `additionalProps`). The guest's
+   * `invoke` returns what the component returned; once that is settled (after running the pending
+   * jobs, and waiting for host operations while some are pending), its `complete` turns it into
+   * the result's JSON text.
+   */
   async invoke(kind: string, arg: unknown, timeoutMs: number): Promise<GuestResult> {
     const { ctx, rt } = this;
     const api = this.requireApi();
     this.invocations++;
     this.startDeadline(timeoutMs);
-    const kindH = ctx.newString(kind);
+    let kindH = this.kinds.get(kind);
+    if (!kindH) {
+      kindH = ctx.newString(kind);
+      this.kinds.set(kind, kindH);
+      this.owned.push(kindH);
+    }
     const argH = ctx.newString(JSON.stringify(arg ?? {}));
     let promise: QuickJSHandle | undefined;
     try {
@@ -195,15 +258,22 @@ export class Sandbox {
       if (called.error) return this.failure(called.error);
       promise = called.value;
       for (;;) {
-        const jobs = rt.executePendingJobs();
-        if (jobs.error) jobs.error.dispose();
+        if (rt.hasPendingJob()) {
+          const jobs = rt.executePendingJobs();
+          if (jobs.error) jobs.error.dispose();
+        }
         const state = ctx.getPromiseState(promise);
-        if (state.type === "fulfilled") {
-          const json = ctx.getString(state.value);
-          state.value.dispose();
+        if (state.type !== "pending") {
+          // A value that is not a promise comes back as itself, owned by `promise`.
+          const failed = state.type === "rejected";
+          const value = failed ? state.error : state.value;
+          const done = ctx.callFunction(api.complete, ctx.undefined, value, failed ? ctx.true : ctx.false);
+          if (value !== promise) value.dispose();
+          if (done.error) return this.failure(done.error);
+          const json = ctx.getString(done.value);
+          done.value.dispose();
           return this.finish(json);
         }
-        if (state.type === "rejected") return this.failure(state.error);
         if (this.interruptReason) return this.limitResult();
         if (this.pending.size === 0) {
           this.broken = true;
@@ -229,7 +299,6 @@ export class Sandbox {
       }
     } finally {
       promise?.dispose();
-      kindH.dispose();
       argH.dispose();
       this.cancelPending();
       this.deadline = 0;
@@ -337,7 +406,13 @@ export class Sandbox {
         message: `The invocation's result is ${json.length} bytes, over the ${this.options.limits.resultBytes} byte limit`,
       });
     }
+    // The guest leaves out empty fields.
     const result = JSON.parse(json) as GuestResult;
+    result.exports ??= {};
+    result.responds ??= [];
+    result.sends ??= [];
+    result.logs ??= [];
+    result.dbWrites ??= [];
     if (result.error) {
       if (result.error.name === "InternalError" && /out of memory/.test(result.error.message)) {
         result.error.code = "memory";

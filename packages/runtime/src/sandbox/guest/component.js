@@ -1,0 +1,186 @@
+// Lazily loaded guest file (see core.js): `load(name)` evaluates it on first use and calls the
+// function with the shared scope S.
+// The parts of api.js that only some components use: db, http and app props, the `$` of actions,
+// and the description of a thrown error.
+(function (S) {
+  var api = S.api;
+
+  // A JSON copy of `value` (undefined for undefined), or a TypeError naming what is not serializable.
+  function toJsonValue(value, what) {
+    var json = api.toJson(value, what);
+    return json === undefined ? undefined : JSON.parse(json);
+  }
+  var FLOW_EXIT = api.FLOW_EXIT;
+
+  function isPlainObject(v) {
+    if (v === null || typeof v !== "object") return false;
+    var proto = Object.getPrototypeOf(v);
+    return proto === Object.prototype || proto === null;
+  }
+
+  function deepFreeze(v) {
+    if (v && typeof v === "object") {
+      Object.freeze(v);
+      for (var k of Object.keys(v)) deepFreeze(v[k]);
+    }
+    return v;
+  }
+
+  function makeApp(appDef, configured) {
+    var app = {};
+    var methods = appDef.methods || {};
+    for (var m of Object.keys(methods)) if (typeof methods[m] === "function") app[m] = methods[m].bind(app);
+    Object.defineProperty(app, "$auth", {
+      value: deepFreeze(JSON.parse(JSON.stringify((configured && configured.$auth) || {}))),
+      enumerable: true,
+      writable: false,
+      configurable: false,
+    });
+    Object.defineProperty(app, "app", { value: appDef.app, enumerable: false });
+    Object.defineProperty(app, "propDefinitions", { value: appDef.propDefinitions || {}, enumerable: false });
+    return app;
+  }
+
+  function bytesOrValue(body) {
+    if (body instanceof Uint8Array) return { $bytes: S.load("bytes").base64Encode(body, false) };
+    if (body instanceof ArrayBuffer)
+      return { $bytes: S.load("bytes").base64Encode(new Uint8Array(body), false) };
+    return toJsonValue(body, "respond body");
+  }
+
+  function checkRespond(r, where) {
+    if (r === null || typeof r !== "object")
+      throw new TypeError(where + " takes an object { status, headers, body }");
+    var status = r.status;
+    if (typeof status !== "number" || !Number.isInteger(status) || status < 100 || status > 599) {
+      var err = new TypeError(
+        where + ": status must be an integer from 100 to 599, got " + JSON.stringify(status),
+      );
+      err.code = "invalid_respond";
+      throw err;
+    }
+    var headers;
+    if (r.headers !== undefined) {
+      if (!isPlainObject(r.headers)) throw new TypeError(where + ": headers must be an object");
+      headers = {};
+      for (var k of Object.keys(r.headers)) headers[k] = String(r.headers[k]);
+    }
+    var out = { status: status };
+    if (headers) out.headers = headers;
+    if (r.body !== undefined) out.body = bytesOrValue(r.body);
+    return out;
+  }
+
+  function makeDollar(rec) {
+    function send(kind) {
+      return (payload) => {
+        var entry = { kind: kind, payload: toJsonValue(payload, "$.send." + kind) };
+        (rec.sends || (rec.sends = [])).push(entry);
+      };
+    }
+    return {
+      export: (name, value) => {
+        var json = toJsonValue(value, "$.export");
+        (rec.exports || (rec.exports = {}))[String(name)] = json;
+      },
+      respond: (r) => {
+        var response = checkRespond(r, "$.respond()");
+        (rec.responds || (rec.responds = [])).push(response);
+      },
+      flow: {
+        exit: (reason) => {
+          rec.flowExit = reason === undefined ? {} : { reason: String(reason) };
+          throw FLOW_EXIT;
+        },
+      },
+      send: {
+        http: send("http"),
+        email: send("email"),
+        s3: send("s3"),
+        emit: send("emit"),
+        sse: send("sse"),
+      },
+    };
+  }
+
+  function describeError(err) {
+    if (err instanceof Error) {
+      var code =
+        err.code === "invalid_respond"
+          ? "invalid_respond"
+          : (S.ConfigurationError !== undefined && err instanceof S.ConfigurationError) ||
+              err.name === "ConfigurationError"
+            ? "configuration_error"
+            : typeof err.code === "string" && /^[a-z_]+$/.test(err.code)
+              ? err.code
+              : "error";
+      var out = { code: code, name: err.name || "Error", message: String(err.message) };
+      if (err.stack) out.stack = String(err.stack);
+      return out;
+    }
+    return { code: "error", name: "Error", message: S.load("format").inspect(err, 1) };
+  }
+
+  function makeDb() {
+    return {
+      get: (key) => {
+        var values = api.dbValues();
+        var k = String(key);
+        return Object.hasOwn(values, k) ? JSON.parse(JSON.stringify(values[k])) : undefined;
+      },
+      set: (key, value) => {
+        var values = api.dbValues();
+        var k = String(key);
+        var json = toJsonValue(value, 'db.set("' + k + '")');
+        if (json === undefined) delete values[k];
+        else values[k] = json;
+        var rec = api.current();
+        if (rec)
+          (rec.dbWrites || (rec.dbWrites = [])).push([
+            k,
+            json === undefined ? null : json,
+            json === undefined,
+          ]);
+      },
+    };
+  }
+
+  function httpInterface(configured) {
+    return {
+      endpoint: configured && configured.endpoint,
+      respond: (r) => {
+        var rec = api.current();
+        if (!rec || rec.kind !== "run") throw new Error("respond() is callable from run() only");
+        var response = checkRespond(r, "respond()");
+        (rec.responds || (rec.responds = [])).push(response);
+      },
+    };
+  }
+
+  // The value of a db, http or app prop.
+  function prop(type, def, configured) {
+    if (type === "$.service.db") return makeDb();
+    if (type === "$.interface.http") return httpInterface(configured);
+    return makeApp(def, configured);
+  }
+
+  // The fields of a result (see serializeRecord in api.js) that only this file's features produce.
+  function fields(rec) {
+    var out = "";
+    if (rec.sends !== null) out += ',"sends":' + JSON.stringify(rec.sends);
+    if (rec.responds !== null) out += ',"responds":' + JSON.stringify(rec.responds);
+    if (rec.exports !== null) out += ',"exports":' + JSON.stringify(rec.exports);
+    if (rec.flowExit) out += ',"flowExit":' + JSON.stringify(rec.flowExit);
+    if (rec.error) out += ',"error":' + JSON.stringify(rec.error);
+    return out;
+  }
+
+  return {
+    toJsonValue: toJsonValue,
+    prop: prop,
+    makeApp: makeApp,
+    makeDollar: makeDollar,
+    describeError: describeError,
+    fields: fields,
+  };
+});

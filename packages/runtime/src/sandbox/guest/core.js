@@ -1,0 +1,55 @@
+// Guest core: the start of the body of `function (hostCall, hostAsync, cfg)` that every QuickJS
+// context evaluates (no host globals exist there); api.js follows it. QuickJS compiles all of it
+// eagerly in every new context (about 0.1 us a character), so it holds only what loading,
+// mounting and running any component needs. The rest is in guest/<name>.js files that `load(name)`
+// compiles on first use: the host returns the file as `(function (S) { ... })`, the guest
+// evaluates it with indirect eval and calls it with the shared scope S. Globals such as console,
+// Buffer, URL, fetch, setTimeout or process are getters that load their file; so are the built-in
+// modules of `require`. Plain ES2020 run by QuickJS, never by Node.
+var G = globalThis;
+var geval = G.eval;
+var shims = Object.create(null);
+function load(name) {
+  return shims[name] || (shims[name] = geval(hostCall("shim", name))(S));
+}
+// No prototype: a getter a component defines on Object.prototype never sees S.
+var S = { __proto__: null, G: G, cfg: cfg, load: load, hostCall: hostCall, hostAsync: hostAsync };
+
+// "names:file" groups: the globals, and (after "#") the modules of `require`, each guest file
+// defines (globals as properties of the same name, modules in its `modules`). Kept as text:
+// compiling an object literal costs more than splitting this.
+var LAZY =
+  "console:console Buffer,TextEncoder,TextDecoder,atob,btoa,#buffer:bytes URL,URLSearchParams,#url:url " +
+  "crypto,#crypto:crypto fetch,Headers,Response:fetch structuredClone:clone process,#process:process " +
+  "setTimeout,clearTimeout,setInterval,clearInterval,setImmediate,clearImmediate,queueMicrotask,#timers:timers " +
+  "#querystring:querystring #util:util #events:events #@pipedream/platform,#@pipedream/types:platform";
+function setGlobal(name, value) {
+  Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
+  return value;
+}
+// A global that loads its file on first read; assigning it replaces it like a plain global.
+function lazyGlobal(name, file) {
+  Object.defineProperty(G, name, {
+    configurable: true,
+    get: () => setGlobal(name, load(file)[name]),
+    set: (value) => setGlobal(name, value),
+  });
+}
+var files = Object.create(null);
+for (var group of LAZY.split(" ")) {
+  var at = group.indexOf(":");
+  for (var name of group.slice(0, at).split(",")) {
+    files[name] = group.slice(at + 1);
+    if (name[0] !== "#") lazyGlobal(name, files[name]);
+  }
+}
+
+function requireBuiltin(name) {
+  var bare = String(name).indexOf("node:") === 0 ? String(name).slice(5) : String(name);
+  if (files["#" + bare] === undefined) {
+    var err = new Error('Module "' + name + '" is not available in the Hookline sandbox');
+    err.code = "MODULE_NOT_AVAILABLE";
+    throw err;
+  }
+  return load(files["#" + bare]).modules[bare];
+}

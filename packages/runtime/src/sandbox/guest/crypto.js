@@ -1,0 +1,68 @@
+// Lazily loaded guest file (see core.js): `load(name)` evaluates it on first use and calls the
+// function with the shared scope S.
+// The `crypto` module and the `crypto` global (its webcrypto subset); digests run on the host.
+(function (S) {
+  var callHost = S.load("host").callHost;
+  var bytes = S.load("bytes");
+  var base64Encode = bytes.base64Encode;
+  var toBytes = bytes.toBytes;
+  function makeCrypto() {
+    function digestOut(b64, encoding) {
+      var out = bytes.Buffer.from(b64, "base64");
+      return encoding ? out.toString(encoding) : out;
+    }
+    function Hasher(kind, algorithm, key) {
+      this._kind = kind;
+      this._alg = String(algorithm);
+      this._key = key === undefined ? undefined : base64Encode(toBytes(key), false);
+      this._parts = [];
+    }
+    Hasher.prototype.update = function (data, encoding) {
+      this._parts.push(base64Encode(toBytes(data, encoding), false));
+      return this;
+    };
+    Hasher.prototype.digest = function (encoding) {
+      var b64 = callHost("crypto.digest", {
+        kind: this._kind,
+        algorithm: this._alg,
+        key: this._key,
+        parts: this._parts,
+      });
+      return digestOut(b64, encoding);
+    };
+    function randomBytes(n) {
+      return bytes.Buffer.from(callHost("crypto.random", n), "base64");
+    }
+    var mod = {
+      createHash: (alg) => new Hasher("hash", alg),
+      createHmac: (alg, key) => new Hasher("hmac", alg, key),
+      randomUUID: () => callHost("crypto.uuid"),
+      randomBytes: randomBytes,
+      randomInt: (min, max) => {
+        if (max === undefined) {
+          max = min;
+          min = 0;
+        }
+        var r = randomBytes(4).readUInt32BE(0) / 4294967296;
+        return min + Math.floor(r * (max - min));
+      },
+      getRandomValues: (arr) => {
+        var bytes = randomBytes(arr.byteLength);
+        new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength).set(bytes);
+        return arr;
+      },
+      timingSafeEqual: (a, b) => {
+        var x = toBytes(a);
+        var y = toBytes(b);
+        if (x.length !== y.length) throw new RangeError("Input buffers must have the same byte length");
+        var diff = 0;
+        for (var i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
+        return diff === 0;
+      },
+    };
+    mod.webcrypto = { getRandomValues: mod.getRandomValues, randomUUID: mod.randomUUID };
+    return mod;
+  }
+  var mod = makeCrypto();
+  return { crypto: mod.webcrypto, modules: { crypto: mod } };
+});

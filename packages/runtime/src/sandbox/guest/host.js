@@ -1,0 +1,15 @@
+// Lazily loaded guest file (see core.js): `load(name)` evaluates it on first use and calls the
+// function with the shared scope S.
+// The host operations with JSON arguments and results ("" stands for undefined).
+(function (S) {
+  function encode(arg) {
+    return JSON.stringify(arg === undefined ? null : arg);
+  }
+  function decode(out) {
+    return out === "" ? undefined : JSON.parse(out);
+  }
+  return {
+    callHost: (op, arg) => decode(S.hostCall(op, encode(arg))),
+    asyncHost: (op, arg) => S.hostAsync(op, encode(arg)).then(decode),
+  };
+});

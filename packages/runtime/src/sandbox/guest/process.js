@@ -1,0 +1,28 @@
+// Lazily loaded guest file (see core.js): `load(name)` evaluates it on first use and calls the
+// function with the shared scope S.
+// The `process` global and module.
+(function (S) {
+  var process = {
+    env: { PD_COMPONENT: S.cfg.id },
+    platform: "linux",
+    version: "v20.0.0",
+    versions: { node: "20.0.0" },
+    argv: [],
+    cwd: () => "/",
+    nextTick: function (fn) {
+      var args = Array.prototype.slice.call(arguments, 1);
+      Promise.resolve().then(() => {
+        fn.apply(undefined, args);
+      });
+    },
+    hrtime: Object.assign(
+      () => {
+        var t = Date.now();
+        return [Math.floor(t / 1000), (t % 1000) * 1e6];
+      },
+      { bigint: () => BigInt(Date.now()) * 1000000n },
+    ),
+    emitWarning: () => {},
+  };
+  return { process: process, modules: { process: process } };
+});
