@@ -1,7 +1,14 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", node: "src/adapters/node.ts" },
+  entry: {
+    index: "src/index.ts",
+    node: "src/adapters/node.ts",
+    express: "src/adapters/express.ts",
+    fastify: "src/adapters/fastify.ts",
+    hono: "src/adapters/hono.ts",
+  },
+  external: ["express", "fastify", "hono"],
   format: ["esm"],
   dts: true,
   clean: true,

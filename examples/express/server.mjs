@@ -1,0 +1,37 @@
+// Hookline mounted in an Express app. See ../README.md for how to run it.
+import { createHookline } from "@hookline/engine";
+import { createHandler } from "@hookline/http";
+import { hooklineRouter } from "@hookline/http/express";
+import express from "express";
+
+const hookline = createHookline({
+  secretsKey: process.env.HOOKLINE_SECRETS_KEY ?? "dev-only",
+  allowPrivateUrls: true,
+});
+const workspace = await hookline.workspaces.create({ name: "example" });
+const { key } = await hookline.apiKeys.create(workspace.id);
+const handler = createHandler(hookline);
+const port = Number(process.env.PORT ?? 0);
+
+const app = express();
+// Mount before any body parser so request bodies reach Hookline untouched.
+app.use(hooklineRouter(handler));
+app.use(express.json());
+app.get("/", (_req, res) => {
+  res.json({ hello: "from express" });
+});
+
+const server = app.listen(port, "127.0.0.1", () => {
+  console.log(`HOOKLINE_API_KEY=${key}`);
+  console.log(`listening on http://127.0.0.1:${server.address().port}`);
+});
+hookline.start();
+
+const stop = async () => {
+  server.close();
+  server.closeAllConnections();
+  await hookline.close();
+  process.exit(0);
+};
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);

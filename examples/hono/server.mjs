@@ -1,0 +1,34 @@
+// Hookline routed inside a Hono app, served by @hono/node-server. See ../README.md for how to run it.
+import { serve } from "@hono/node-server";
+import { createHookline } from "@hookline/engine";
+import { createHandler } from "@hookline/http";
+import { hooklineApp } from "@hookline/http/hono";
+import { Hono } from "hono";
+
+const hookline = createHookline({
+  secretsKey: process.env.HOOKLINE_SECRETS_KEY ?? "dev-only",
+  allowPrivateUrls: true,
+});
+const workspace = await hookline.workspaces.create({ name: "example" });
+const { key } = await hookline.apiKeys.create(workspace.id);
+const handler = createHandler(hookline);
+const port = Number(process.env.PORT ?? 0);
+
+const app = new Hono();
+app.get("/", (c) => c.json({ hello: "from hono" }));
+app.route("/", hooklineApp(handler));
+
+const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, (info) => {
+  console.log(`HOOKLINE_API_KEY=${key}`);
+  console.log(`listening on http://127.0.0.1:${info.port}`);
+});
+hookline.start();
+
+const stop = async () => {
+  server.close();
+  server.closeAllConnections?.();
+  await hookline.close();
+  process.exit(0);
+};
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);

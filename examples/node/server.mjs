@@ -1,0 +1,30 @@
+// Hookline on a bare node:http server. See ../README.md for how to run it.
+import { createServer } from "node:http";
+import { createHookline } from "@hookline/engine";
+import { createHandler } from "@hookline/http";
+import { toNodeListener } from "@hookline/http/node";
+
+const hookline = createHookline({
+  secretsKey: process.env.HOOKLINE_SECRETS_KEY ?? "dev-only",
+  allowPrivateUrls: true,
+});
+const workspace = await hookline.workspaces.create({ name: "example" });
+const { key } = await hookline.apiKeys.create(workspace.id);
+const handler = createHandler(hookline);
+const port = Number(process.env.PORT ?? 0);
+
+const server = createServer(toNodeListener(handler));
+server.listen(port, "127.0.0.1", () => {
+  console.log(`HOOKLINE_API_KEY=${key}`);
+  console.log(`listening on http://127.0.0.1:${server.address().port}`);
+});
+hookline.start();
+
+const stop = async () => {
+  server.close();
+  server.closeAllConnections();
+  await hookline.close();
+  process.exit(0);
+};
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);

@@ -1,0 +1,311 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import { createRequire, Module } from "node:module";
+import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve } from "@hono/node-server";
+import { createHookline, type Hookline } from "@hookline/engine";
+import Fastify, { type FastifyInstance } from "fastify";
+import { Hono } from "hono";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hooklineRouter } from "../src/adapters/express.js";
+import { hooklinePlugin } from "../src/adapters/fastify.js";
+import { hooklineApp } from "../src/adapters/hono.js";
+import { toNodeListener } from "../src/adapters/node.js";
+import { createHandler } from "../src/index.js";
+import { HTTP_SOURCE } from "./_harness.js";
+
+// Vitest starts its workers with `--conditions import` (from the root config's resolve conditions),
+// so Express 5's `require("is-promise")` resolves to that package's ESM build and gets a namespace
+// object instead of the function. Pin the CommonJS build under the ESM path before loading Express.
+const require = createRequire(import.meta.url);
+{
+  const esmPath = require.resolve("is-promise");
+  if (esmPath.endsWith(".mjs")) {
+    const pinned = new Module(esmPath);
+    pinned.exports = require(join(dirname(esmPath), "index.js"));
+    pinned.loaded = true;
+    (Module as unknown as { _cache: Record<string, Module> })._cache[esmPath] = pinned;
+  }
+}
+const express = require("express") as typeof import("express");
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+type Framework = "node" | "express" | "fastify" | "hono";
+const FRAMEWORKS: Framework[] = ["node", "express", "fastify", "hono"];
+
+interface Target {
+  base: string;
+  key: string;
+}
+
+/** The calls every mounting must serve: an authenticated API call and an HTTP-interface call. */
+async function checkApiAndIngress({ base, key }: Target): Promise<void> {
+  const auth = { authorization: `Bearer ${key}` };
+  const hook = await fetch(`${base}/v1/webhooks?url=${encodeURIComponent("https://example.com/h")}`, {
+    method: "POST",
+    headers: auth,
+  });
+  expect(hook.status).toBe(200);
+  expect(((await hook.json()) as any).data.id).toMatch(/^wh_/);
+
+  const source = await fetch(`${base}/v1/sources`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ component_code: HTTP_SOURCE }),
+  });
+  expect(source.status).toBe(200);
+  const endpoint = new URL(((await source.json()) as any).data.endpoint_url).pathname;
+  expect(endpoint).toMatch(/^\/http\//);
+  const hit = await fetch(`${base}${endpoint}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ channel: "orders", n: 1 }),
+  });
+  expect(hit.status).toBe(200);
+  expect(await hit.json()).toEqual({ success: true });
+}
+
+/** Starts `examples/<fw>/server.mjs` and reads the API key and port it prints. */
+function startExample(fw: Framework): Promise<{ child: ChildProcess; target: Target }> {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@hookline/source", "--import", "tsx", `examples/${fw}/server.mjs`],
+    { cwd: ROOT, env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    const timer = setTimeout(() => fail(new Error(`example ${fw} did not start:\n${out}\n${err}`)), 25_000);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.kill("SIGKILL");
+      reject(error);
+    };
+    child.stderr?.on("data", (chunk: Buffer) => {
+      err += chunk.toString("utf8");
+    });
+    child.on("exit", (code) => fail(new Error(`example ${fw} exited (${code}):\n${out}\n${err}`)));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+      const key = /^HOOKLINE_API_KEY=(\S+)$/m.exec(out)?.[1];
+      const base = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out)?.[1];
+      if (key && base && !base.endsWith(":0")) {
+        clearTimeout(timer);
+        child.removeAllListeners("exit");
+        resolve({ child, target: { key, base } });
+      }
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+  await exited;
+  clearTimeout(timer);
+}
+
+describe.each(FRAMEWORKS)("examples/%s/server.mjs", (fw) => {
+  let child: ChildProcess | undefined;
+  let target: Target;
+  beforeAll(async () => {
+    ({ child, target } = await startExample(fw));
+  }, 30_000);
+  afterAll(async () => {
+    if (child) await stopChild(child);
+  });
+
+  it("serves an authenticated API call and an HTTP-interface call", async () => {
+    await checkApiAndIngress(target);
+  }, 15_000);
+});
+
+/** An engine, its handler and a server mounting the handler through one adapter. */
+interface Mounted extends Target {
+  hookline: Hookline;
+  close(): Promise<void>;
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function closeServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  await closed;
+}
+
+async function mount(fw: Framework, options: { expressJsonFirst?: boolean } = {}): Promise<Mounted> {
+  const hookline = createHookline({ allowPrivateUrls: true, secretsKey: "adapter-tests" });
+  const ws = await hookline.workspaces.create({ name: "acme" });
+  const { key } = await hookline.apiKeys.create(ws.id);
+  const handler = createHandler(hookline, { onError: () => undefined, heartbeatMs: 50 });
+  let base: string;
+  let stop: () => Promise<void>;
+  if (fw === "node") {
+    const server = createServer(toNodeListener(handler));
+    base = await listen(server);
+    stop = () => closeServer(server);
+  } else if (fw === "express") {
+    const app = express();
+    if (options.expressJsonFirst) app.use(express.json());
+    app.use(hooklineRouter(handler));
+    app.use(express.json());
+    app.get("/", (_req, res) => {
+      res.json({ framework: "express" });
+    });
+    const server = createServer(app);
+    base = await listen(server);
+    stop = () => closeServer(server);
+  } else if (fw === "fastify") {
+    const app: FastifyInstance = Fastify();
+    await app.register(hooklinePlugin, { handler });
+    app.post("/echo", async (request) => ({ body: request.body }));
+    app.get("/", async () => ({ framework: "fastify" }));
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    stop = async () => {
+      app.server.closeAllConnections();
+      await app.close();
+    };
+  } else {
+    const app = new Hono();
+    app.get("/", (c) => c.json({ framework: "hono" }));
+    app.route("/", hooklineApp(handler));
+    const { server, base: url } = await new Promise<{ server: Server; base: string }>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
+        resolve({ server: s as Server, base: `http://127.0.0.1:${info.port}` }),
+      );
+    });
+    base = url;
+    stop = () => closeServer(server);
+  }
+  return {
+    hookline,
+    key,
+    base,
+    async close() {
+      await stop();
+      await hookline.close();
+    },
+  };
+}
+
+/** Reads a streamed body until `pattern` appears (or fails after `ms`), then cancels it. */
+async function readUntil(res: Response, pattern: RegExp, ms = 5000): Promise<string> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const timer = setTimeout(() => void reader.cancel().catch(() => undefined), ms);
+  try {
+    while (!pattern.test(text)) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    clearTimeout(timer);
+    await reader.cancel().catch(() => undefined);
+  }
+  return text;
+}
+
+describe.each(FRAMEWORKS)("%s adapter in-process", (fw) => {
+  let api: Mounted;
+  beforeAll(async () => {
+    api = await mount(fw);
+  });
+  afterAll(() => api.close());
+
+  it("serves the API and the HTTP interface", async () => {
+    await checkApiAndIngress(api);
+  });
+
+  it("streams SSE: the first emit arrives as an `event: emit` chunk", async () => {
+    const auth = { authorization: `Bearer ${api.key}` };
+    const created = await fetch(`${api.base}/v1/sources`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ component_code: HTTP_SOURCE }),
+    });
+    const { data } = (await created.json()) as any;
+    const controller = new AbortController();
+    const stream = await fetch(`${api.base}/v1/sources/${data.id}/sse`, {
+      headers: auth,
+      signal: controller.signal,
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const first = readUntil(stream, /event: emit\n[\s\S]*?\n\n/);
+    const hit = await fetch(`${api.base}${new URL(data.endpoint_url).pathname}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ channel: "sse", n: 42 }),
+    });
+    expect(hit.status).toBe(200);
+    const text = await first;
+    controller.abort();
+    const event = /event: emit\n([\s\S]*?)\n\n/.exec(text)?.[1] ?? "";
+    expect(event).toContain('"n":42');
+  });
+
+  if (fw !== "node") {
+    it("leaves other paths to the framework", async () => {
+      const res = await fetch(`${api.base}/`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ framework: fw });
+    });
+  }
+
+  it("serves the OpenAPI document and 404s unknown /v1 paths as JSON", async () => {
+    const doc = await fetch(`${api.base}/v1/openapi.json`);
+    expect(doc.status).toBe(200);
+    expect(((await doc.json()) as any).openapi).toMatch(/^3\./);
+    const missing = await fetch(`${api.base}/v1/nope`, { headers: { authorization: `Bearer ${api.key}` } });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as any).error.code).toBe("route_not_found");
+  });
+});
+
+describe("express adapter after a body parser", () => {
+  let api: Mounted;
+  beforeAll(async () => {
+    api = await mount("express", { expressJsonFirst: true });
+  });
+  afterAll(() => api.close());
+
+  it("re-serializes req.body so JSON calls still work", async () => {
+    await checkApiAndIngress(api);
+  });
+});
+
+describe("fastify adapter", () => {
+  let api: Mounted;
+  beforeAll(async () => {
+    api = await mount("fastify");
+  });
+  afterAll(() => api.close());
+
+  it("keeps Fastify's own body parsing outside the plugin", async () => {
+    const res = await fetch(`${api.base}/echo`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ a: 1 }),
+    });
+    expect(await res.json()).toEqual({ body: { a: 1 } });
+  });
+
+  it("applies the handler's body limit to the raw stream", async () => {
+    const res = await fetch(`${api.base}/v1/sources`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${api.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ component_code: "x".repeat(2 * 1024 * 1024) }),
+    });
+    expect(res.status).toBe(413);
+  });
+});
