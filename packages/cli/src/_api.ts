@@ -1,0 +1,178 @@
+/** A small client of the `/v1` REST API over global `fetch`, and an SSE reader. */
+import { CliError } from "./_output.js";
+
+/** A page of a list route. */
+export interface Page<T> {
+  data: T[];
+  page_info?: { total_count?: number; count?: number; end_cursor?: string | null };
+}
+
+/** The REST client the commands use. */
+export interface ApiClient {
+  readonly baseUrl: string;
+  /** Calls a route and returns its `data`; an error body becomes a {@link CliError}. */
+  request<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  /** Calls a list route and returns the whole response. */
+  list<T = unknown>(path: string): Promise<Page<T>>;
+  /** Follows an SSE route until `signal` aborts; calls `onEvent` for each message. */
+  stream(path: string, onEvent: (event: SseMessage) => void, signal: AbortSignal): Promise<void>;
+}
+
+/** One server-sent message. */
+export interface SseMessage {
+  id?: string;
+  event: string;
+  data: string;
+}
+
+/** Turns a failed `fetch` (server down, bad URL) into a clear error. @internal */
+function _unreachable(baseUrl: string, error: unknown): CliError {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+  return new CliError(
+    "server_unreachable",
+    `cannot reach the Hookline server at ${baseUrl} (${reason}). Is \`pd serve\` running? Set the URL with \`pd login --base-url\` or HOOKLINE_BASE_URL.`,
+  );
+}
+
+/** Reads an error response into a {@link CliError} with the API's code and message. @internal */
+async function _apiError(res: Response): Promise<CliError> {
+  const text = await res.text().catch(() => "");
+  try {
+    const body = JSON.parse(text) as { error?: { code?: string; message?: string; details?: unknown } };
+    if (body.error?.code)
+      return new CliError(body.error.code, body.error.message ?? res.statusText, body.error.details);
+  } catch {
+    // not JSON
+  }
+  return new CliError(`http_${res.status}`, text.slice(0, 200) || res.statusText || "request failed");
+}
+
+/** Creates a client for `baseUrl`, authenticating with `apiKey`. */
+export function createApiClient(baseUrl: string, apiKey: string | undefined): ApiClient {
+  const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
+    ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+    ...extra,
+  });
+  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    let res: Response;
+    try {
+      res = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: headers(body === undefined ? {} : { "content-type": "application/json" }),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      throw _unreachable(baseUrl, error);
+    }
+    if (!res.ok) throw await _apiError(res);
+    const text = await res.text();
+    return text ? JSON.parse(text) : {};
+  };
+  return {
+    baseUrl,
+    async request<T>(method: string, path: string, body?: unknown) {
+      return ((await call(method, path, body)) as { data: T }).data;
+    },
+    async list<T>(path: string) {
+      return (await call("GET", path)) as Page<T>;
+    },
+    async stream(path, onEvent, signal) {
+      let lastId: string | undefined;
+      // Reconnect with Last-Event-ID when the server closes the stream, until aborted.
+      while (!signal.aborted) {
+        let res: Response;
+        try {
+          res = await fetch(`${baseUrl}${path}`, {
+            headers: headers({ accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) }),
+            signal,
+          });
+        } catch (error) {
+          if (signal.aborted) return;
+          throw _unreachable(baseUrl, error);
+        }
+        if (!res.ok) throw await _apiError(res);
+        if (!res.body) return;
+        try {
+          await _readSse(res.body, (message) => {
+            if (message.id) lastId = message.id;
+            onEvent(message);
+          });
+        } catch (error) {
+          if (signal.aborted) return;
+          throw _unreachable(baseUrl, error);
+        }
+        if (!signal.aborted) await new Promise((r) => setTimeout(r, 500));
+      }
+    },
+  };
+}
+
+/** Parses an SSE body, calling `onMessage` for every message with data. @internal */
+export async function _readSse(
+  body: ReadableStream<Uint8Array>,
+  onMessage: (message: SseMessage) => void,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let current: { id?: string; event?: string; data: string[] } = { data: [] };
+  const flush = () => {
+    if (current.data.length > 0) {
+      onMessage({
+        ...(current.id !== undefined ? { id: current.id } : {}),
+        event: current.event ?? "message",
+        data: current.data.join("\n"),
+      });
+    }
+    current = { data: [] };
+  };
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let newline = buffer.search(/\r?\n/);
+    while (newline !== -1) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + (buffer[newline] === "\r" ? 2 : 1));
+      if (line === "") flush();
+      else if (!line.startsWith(":")) {
+        const colon = line.indexOf(":");
+        const field = colon === -1 ? line : line.slice(0, colon);
+        let value = colon === -1 ? "" : line.slice(colon + 1);
+        if (value.startsWith(" ")) value = value.slice(1);
+        if (field === "data") current.data.push(value);
+        else if (field === "event") current.event = value;
+        else if (field === "id") current.id = value;
+      }
+      newline = buffer.search(/\r?\n/);
+    }
+  }
+  flush();
+}
+
+/** A source as the API returns it. */
+export interface SourceJson {
+  id: string;
+  component_id: string;
+  name: string;
+  name_slug: string;
+  configured_props: Record<string, unknown>;
+  active: boolean;
+  endpoint_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * Finds a source by id, name slug or exact name: the API resolves ids and slugs; a name that is
+ * not a slug is looked up in the list.
+ */
+export async function resolveSource(client: ApiClient, ref: string): Promise<SourceJson> {
+  try {
+    return await client.request<SourceJson>("GET", `/v1/sources/${encodeURIComponent(ref)}`);
+  } catch (error) {
+    if (!(error instanceof CliError) || error.code !== "not_found") throw error;
+    const page = await client.list<SourceJson>("/v1/sources?limit=100");
+    const match = page.data.find((s) => s.name === ref);
+    if (match) return match;
+    throw error;
+  }
+}

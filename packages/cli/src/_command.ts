@@ -1,0 +1,52 @@
+/** The shape of a command and the shared helpers commands use. */
+import { type ApiClient, createApiClient } from "./_api.js";
+import { _parse, _str, type OptionSpecs, type ParsedArgs } from "./_args.js";
+import { resolveCredentials } from "./_config.js";
+import { CliError, out } from "./_output.js";
+
+/** One `pd` command. */
+export interface Command {
+  /** The word after `pd`. */
+  name: string;
+  /** One line for `pd --help`. */
+  summary: string;
+  /** The usage line (without `pd `). */
+  usage: string;
+  /** Its options, as `parseArgs` takes them. */
+  options: OptionSpecs;
+  /** Runs it with parsed arguments. */
+  run(args: ParsedArgs): Promise<void>;
+}
+
+/** Declares a command (identity, for types). */
+export function defineCommand(command: Command): Command {
+  return command;
+}
+
+/** The `-p/--profile` option every API command takes. @internal */
+export const _profileOption: OptionSpecs = { profile: { type: "string", short: "p" } };
+
+/** The `--json` option every listing takes. @internal */
+export const _jsonOption: OptionSpecs = { json: { type: "boolean" } };
+
+/** A client for the credentials in effect; a missing key is a clear `unauthorized` error. @internal */
+export function _client(args: ParsedArgs): ApiClient {
+  const creds = resolveCredentials(_str(args, "profile"));
+  if (!creds.apiKey) {
+    throw new CliError(
+      "unauthorized",
+      "no API key: run `pd login --api-key <key>`, set HOOKLINE_API_KEY, or start `pd serve` in this folder",
+    );
+  }
+  return createApiClient(creds.baseUrl, creds.apiKey);
+}
+
+/** Runs a command from raw arguments, printing its help on `-h`. @internal */
+export async function _runCommand(command: Command, argv: string[]): Promise<void> {
+  const args = _parse(command.name, argv, command.options);
+  if (args.values.help === true) {
+    out(`Usage: pd ${command.usage}\n\n${command.summary}`);
+    return;
+  }
+  await command.run(args);
+}

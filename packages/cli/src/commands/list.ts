@@ -1,0 +1,50 @@
+/** `pd list sources|webhooks|subscriptions|components`. */
+import type { ApiClient } from "../_api.js";
+import { _flag, _required } from "../_args.js";
+import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
+import { CliError, printJson, printTable } from "../_output.js";
+
+type Row = Record<string, unknown>;
+
+/** Every item of a list route, following `end_cursor`. @internal */
+export async function _listAll(client: ApiClient, path: string): Promise<Row[]> {
+  const items: Row[] = [];
+  let after: string | null | undefined;
+  for (let i = 0; i < 100; i++) {
+    const sep = path.includes("?") ? "&" : "?";
+    const page = await client.list<Row>(
+      `${path}${sep}limit=100${after ? `&after=${encodeURIComponent(after)}` : ""}`,
+    );
+    items.push(...page.data);
+    after = page.page_info?.end_cursor;
+    if (!after || page.data.length < 100) break;
+  }
+  return items;
+}
+
+const KINDS: Record<string, { path: string; columns: string[] }> = {
+  sources: { path: "/v1/sources", columns: ["id", "name", "active", "endpoint_url"] },
+  webhooks: { path: "/v1/webhooks", columns: ["id", "url", "name", "active"] },
+  subscriptions: { path: "/v1/subscriptions", columns: ["id", "emitter_id", "listener_id", "event_name"] },
+  components: { path: "/v1/components", columns: ["id", "key", "name", "version", "type"] },
+};
+
+export default defineCommand({
+  name: "list",
+  summary: "List sources, webhooks, subscriptions or components.",
+  usage: "list sources|webhooks|subscriptions|components [--json] [-p PROFILE]",
+  options: { ..._jsonOption, ..._profileOption },
+  async run(args) {
+    const kind = _required(args, 0, this.usage);
+    const spec = KINDS[kind];
+    if (!spec)
+      throw new CliError("usage", `cannot list "${kind}": use one of ${Object.keys(KINDS).join(", ")}`);
+    const items = await _listAll(_client(args), spec.path);
+    if (_flag(args, "json")) printJson(items);
+    else
+      printTable(
+        spec.columns,
+        items.map((item) => spec.columns.map((c) => item[c] as string)),
+      );
+  },
+});

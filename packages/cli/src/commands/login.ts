@@ -1,0 +1,52 @@
+/** `pd login`: save an API key and base URL as a profile. */
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { createApiClient } from "../_api.js";
+import { _str } from "../_args.js";
+import { defineCommand } from "../_command.js";
+import { DEFAULT_BASE_URL, DEFAULT_DATA_DIR, readConfig, writeConfig } from "../_config.js";
+import { CliError, note, out, style } from "../_output.js";
+
+export default defineCommand({
+  name: "login",
+  summary: "Save an API key and server URL as a profile (checked against the server when it is up).",
+  usage: "login [--api-key KEY] [--base-url URL] [-p PROFILE]",
+  options: {
+    "api-key": { type: "string" },
+    "base-url": { type: "string" },
+    profile: { type: "string", short: "p" },
+  },
+  async run(args) {
+    const config = readConfig();
+    const name = _str(args, "profile") ?? config.defaultProfile ?? "default";
+    const previous = config.profiles[name] ?? {};
+    const localKey = resolve(DEFAULT_DATA_DIR, "api-key");
+    const apiKey =
+      _str(args, "api-key") ??
+      process.env.HOOKLINE_API_KEY ??
+      (existsSync(localKey) ? readFileSync(localKey, "utf8").trim() : undefined) ??
+      previous.apiKey;
+    if (!apiKey) {
+      throw new CliError("usage", "no API key: pass --api-key (`pd serve` prints one on its first start)");
+    }
+    const baseUrl = (
+      _str(args, "base-url") ??
+      process.env.HOOKLINE_BASE_URL ??
+      previous.baseUrl ??
+      DEFAULT_BASE_URL
+    ).replace(/\/+$/, "");
+    try {
+      await createApiClient(baseUrl, apiKey).list("/v1/sources?limit=1");
+    } catch (error) {
+      if (error instanceof CliError && error.code === "server_unreachable") {
+        note(style.yellow(`warning: ${error.message}`, process.stderr));
+      } else {
+        throw error;
+      }
+    }
+    config.profiles[name] = { apiKey, baseUrl };
+    config.defaultProfile ??= name;
+    const path = writeConfig(config);
+    out(`Logged in to ${baseUrl} as profile "${name}" (saved in ${path})`);
+  },
+});

@@ -1,0 +1,247 @@
+/** `pd serve`: the whole service (REST API, HTTP interfaces, timers, delivery worker) in one process. */
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join, resolve } from "node:path";
+// Only types at the top: the engine loads when `pd serve` runs, so other commands start fast.
+import type { Hookline } from "@hookline/engine";
+import type { Store } from "@hookline/store";
+import { _flag, _int, _str } from "../_args.js";
+import { defineCommand } from "../_command.js";
+import { DEFAULT_DATA_DIR } from "../_config.js";
+import { CliError, note, out, style } from "../_output.js";
+
+/** Writes a secret file with mode 600. @internal */
+function _writeSecret(path: string, value: string): void {
+  writeFileSync(path, `${value}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+/** The secrets key: HOOKLINE_SECRETS_KEY, else `<data-dir>/secrets.key` (made once), else random. @internal */
+function _secretsKey(dataDir: string | undefined): { key: string; from: string } {
+  if (process.env.HOOKLINE_SECRETS_KEY)
+    return { key: process.env.HOOKLINE_SECRETS_KEY, from: "HOOKLINE_SECRETS_KEY" };
+  if (!dataDir) return { key: randomBytes(32).toString("base64url"), from: "random (memory store)" };
+  const path = join(dataDir, "secrets.key");
+  if (existsSync(path)) return { key: readFileSync(path, "utf8").trim(), from: path };
+  const key = randomBytes(32).toString("base64url");
+  _writeSecret(path, key);
+  return { key, from: `${path} (new)` };
+}
+
+/** The store: Postgres (`--database-url`/DATABASE_URL), memory (`--memory`) or PGlite in the data folder. @internal */
+async function _openStore(opts: {
+  memory: boolean;
+  databaseUrl: string | undefined;
+  dataDir: string;
+}): Promise<{ store: Store; label: string; close: () => Promise<void> }> {
+  if (opts.memory) {
+    const { createMemoryStore } = await import("@hookline/store");
+    const store = createMemoryStore();
+    return { store, label: "memory (nothing is kept)", close: () => store.close() };
+  }
+  const sql = await import("@hookline/store-sql");
+  if (opts.databaseUrl) {
+    const { default: pg } = await import("pg");
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl });
+    const store = await sql.createSqlStore(sql.pgPoolClient(pool));
+    const safe = opts.databaseUrl.replace(/\/\/[^@/]*@/, "//***@");
+    return {
+      store,
+      label: `Postgres ${safe}`,
+      close: async () => {
+        await store.close();
+        await pool.end();
+      },
+    };
+  }
+  const dir = join(opts.dataDir, "pglite");
+  const db = await sql.openPglite(dir);
+  const store = await sql.createSqlStore(sql.pgliteClient(db));
+  return {
+    store,
+    label: `PGlite ${dir}`,
+    close: async () => {
+      await store.close();
+      await db.close();
+    },
+  };
+}
+
+/**
+ * Makes sure an API key works: HOOKLINE_API_KEY is seeded into the "default" workspace when it
+ * does not resolve; otherwise the first start creates a workspace and a key, shown once.
+ * @internal
+ */
+async function _ensureApiKey(
+  hookline: Hookline,
+  store: Store,
+  keyFile: string | undefined,
+): Promise<{ created?: string; where: string }> {
+  const seeded = process.env.HOOKLINE_API_KEY;
+  if (seeded) {
+    const { hashApiKey } = await import("@hookline/engine");
+    if (!(await hookline.apiKeys.resolve(seeded))) {
+      const workspaces = await hookline.workspaces.list();
+      const ws =
+        workspaces.find((w) => w.name === "default") ??
+        (await hookline.workspaces.create({ name: "default" }));
+      await store.apiKeys.create({
+        workspaceId: ws.id,
+        name: "seed",
+        hash: hashApiKey(seeded),
+        hint: `${seeded.slice(0, 7)}…`,
+      });
+    }
+    return { where: "HOOKLINE_API_KEY" };
+  }
+  const workspaces = await hookline.workspaces.list();
+  if (workspaces.length > 0) {
+    return { where: keyFile && existsSync(keyFile) ? keyFile : "created on first start (not stored here)" };
+  }
+  const ws = await hookline.workspaces.create({ name: "default" });
+  const { key } = await hookline.apiKeys.create(ws.id, { name: "pd serve" });
+  if (keyFile) _writeSecret(keyFile, key);
+  return { created: key, where: keyFile ? `saved in ${keyFile}` : "not saved (memory store)" };
+}
+
+/** A page for `/` until the web UI ships. @internal */
+function _withHome(handler: (request: Request) => Promise<Response>) {
+  return async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    if (url.pathname === "/" && (request.method === "GET" || request.method === "HEAD")) {
+      return new Response(
+        "<!doctype html><title>Hookline</title><h1>Hookline</h1><p>The API is running at <code>/v1</code> " +
+          '(<a href="/v1/openapi.json">OpenAPI</a>). The web UI is not built yet.</p>',
+        { headers: { "content-type": "text/html; charset=utf-8" } },
+      );
+    }
+    return handler(request);
+  };
+}
+
+export default defineCommand({
+  name: "serve",
+  summary: "Run the Hookline server: REST API, HTTP interfaces, timers and the delivery worker.",
+  usage:
+    "serve [--port 4100] [--host 127.0.0.1] [--data-dir ./.hookline] [--memory] [--database-url URL] [--public-url URL] [--allow-private-urls] [--no-worker] [--no-api]",
+  options: {
+    port: { type: "string" },
+    host: { type: "string" },
+    "data-dir": { type: "string" },
+    memory: { type: "boolean" },
+    "database-url": { type: "string" },
+    "public-url": { type: "string" },
+    "allow-private-urls": { type: "boolean" },
+    "no-worker": { type: "boolean" },
+    "no-api": { type: "boolean" },
+  },
+  async run(args) {
+    const port = _int(args, "port", Number(process.env.PORT ?? 4100), 0, 65535);
+    const host = _str(args, "host") ?? process.env.HOST ?? "127.0.0.1";
+    const memory = _flag(args, "memory");
+    const databaseUrl = _str(args, "database-url") ?? (memory ? undefined : process.env.DATABASE_URL);
+    const noApi = _flag(args, "no-api");
+    const dataDir = memory ? undefined : resolve(_str(args, "data-dir") ?? DEFAULT_DATA_DIR);
+    if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+
+    const [{ createHookline }, { createHandler }, { toNodeListener }] = await Promise.all([
+      import("@hookline/engine"),
+      import("@hookline/http"),
+      import("@hookline/http/node"),
+    ]);
+    const secrets = _secretsKey(dataDir);
+    const opened = await _openStore({ memory, databaseUrl, dataDir: dataDir ?? "" });
+
+    // Listen first so `--port 0` knows its port before the engine builds endpoint URLs.
+    let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+    let server: Server | undefined;
+    let baseUrl = _str(args, "public-url") ?? process.env.HOOKLINE_PUBLIC_URL;
+    if (!noApi) {
+      server = createServer((req, res) => {
+        if (listener) listener(req, res);
+        else res.writeHead(503).end();
+      });
+      const srv = server;
+      await new Promise<void>((ok, fail) => {
+        srv.once("error", (error: NodeJS.ErrnoException) =>
+          fail(
+            error.code === "EADDRINUSE"
+              ? new CliError("address_in_use", `${host}:${port} is already in use; pick another with --port`)
+              : error,
+          ),
+        );
+        srv.listen(port, host, ok);
+      }).catch(async (error) => {
+        await opened.close();
+        throw error;
+      });
+      const address = srv.address() as AddressInfo;
+      const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      baseUrl ??= `http://${shownHost}:${address.port}`;
+    }
+    baseUrl = (baseUrl ?? `http://${host}:${port}`).replace(/\/+$/, "");
+
+    const hookline = createHookline({
+      store: opened.store,
+      secretsKey: secrets.key,
+      baseUrl,
+      allowPrivateUrls: _flag(args, "allow-private-urls"),
+      ...(_flag(args, "no-worker") ? { worker: false as const } : {}),
+    });
+    const key = await _ensureApiKey(hookline, opened.store, dataDir ? join(dataDir, "api-key") : undefined);
+    listener = toNodeListener(_withHome(createHandler(hookline)));
+    hookline.start();
+
+    out(
+      `${style.bold("Hookline")} ${noApi ? "worker running (no HTTP API)" : `listening on ${style.cyan(baseUrl)}`}`,
+    );
+    if (!noApi) {
+      out(`  API:      ${baseUrl}/v1`);
+      out(`  UI:       ${baseUrl}/ (the web UI is not built yet)`);
+    }
+    out(`  Store:    ${opened.label}`);
+    out(`  Worker:   ${_flag(args, "no-worker") ? "off (--no-worker)" : "on"}`);
+    if (key.created) {
+      out(`  API key:  ${style.yellow(key.created)}`);
+      out(`            shown once; ${key.where}`);
+    } else {
+      out(`  API key:  ${key.where}`);
+    }
+
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) {
+        note("forced exit");
+        process.exit(1);
+      }
+      stopping = true;
+      note(`${signal}: stopping (finishing deliveries in flight)...`);
+      const closed = server
+        ? new Promise<void>((ok) => {
+            server.close(() => ok());
+            server.closeIdleConnections();
+            // Streams (SSE) never end by themselves.
+            setTimeout(() => server.closeAllConnections(), 1000).unref();
+          })
+        : Promise.resolve();
+      try {
+        await hookline.close();
+        await closed;
+        await opened.close();
+      } catch (error) {
+        note(`error while stopping: ${(error as Error).message}`);
+        process.exit(1);
+      }
+      note("stopped");
+      process.exit(0);
+    };
+    // A second signal forces the exit.
+    process.on("SIGTERM", () => void stop("SIGTERM"));
+    process.on("SIGINT", () => void stop("SIGINT"));
+    // Keep running until a signal arrives (also with --no-api, where no socket holds the loop).
+    setInterval(() => undefined, 1 << 30);
+    await new Promise<never>(() => undefined);
+  },
+});
