@@ -40,7 +40,13 @@ export const ERROR_CODES = {
   // The engine (@hookline/engine).
   hook_failed: 422,
   account_in_use: 409,
+  account_required: 422,
+  invalid_account: 422,
   invalid_url: 422,
+
+  // The component registry (@hookline/engine).
+  component_version_exists: 409,
+  registry_key_taken: 409,
 } as const;
 
 /** A stable, documented error code. */

@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 export { API_KEY_PREFIX, hashApiKey } from "./api-keys.js";
+export { DEFAULT_NO_AUTH_APPS } from "./apps.js";
 export { type Clock, createFakeClock, type FakeClock, systemClock } from "./clock.js";
 export type { HooklineEvents } from "./events.js";
 export {
@@ -21,6 +22,13 @@ export {
   type UpdateInput,
 } from "./hookline.js";
 export type { IngressRequest } from "./http-event.js";
+export {
+  type PublishInput,
+  parseComponentKey,
+  type RegistryApi,
+  type RegistryListOptions,
+  type Visibility,
+} from "./registry.js";
 export { createSecretBox, type SecretBox } from "./secrets.js";
 export {
   checkWebhookUrl,

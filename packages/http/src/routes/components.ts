@@ -1,5 +1,9 @@
-/** `/v1/components`: save code, read saved components, async options and dynamic props. */
-import { HooklineError } from "@hookline/core";
+/**
+ * `/v1/components`: save code, read saved components (by id or key), the component registry
+ * (publish, list, read by key), async options and dynamic props.
+ */
+import { HooklineError, type PropDescription } from "@hookline/core";
+import type { ComponentView } from "@hookline/engine";
 import Type from "typebox";
 import { defineRoute, type RouteContext } from "../_define.js";
 import { componentJson } from "../_json.js";
@@ -32,6 +36,17 @@ export async function codeFrom(
   return undefined;
 }
 
+/** A published component: a saved component with its registry `visibility`. */
+const RegistryData = Type.Object({
+  ...ComponentData.properties,
+  key: Type.String(),
+  visibility: Type.Union([Type.Literal("private"), Type.Literal("public")]),
+});
+
+function registryJson(c: ComponentView) {
+  return { ...componentJson(c), visibility: c.visibility ?? "private" };
+}
+
 /** The component routes. */
 export const componentRoutes = [
   defineRoute({
@@ -60,11 +75,74 @@ export const componentRoutes = [
       return { list: page.list.map(componentJson), pageInfo: page.pageInfo };
     },
   }),
+  // The registry routes come before /v1/components/{id}, which would match them too.
+  defineRoute({
+    method: "POST",
+    path: "/v1/components/registry",
+    tag: "Registry",
+    summary:
+      "Publish a component by key and semantic version: private (this workspace) or public (every workspace)",
+    params: Type.Object({
+      component_id: Type.Optional(Type.String({ description: "A saved component of this workspace" })),
+      ...CodeParams,
+      visibility: Type.Optional(
+        Type.Union([Type.Literal("private"), Type.Literal("public")], { description: "Default private" }),
+      ),
+    }),
+    data: RegistryData,
+    async handler(ctx) {
+      const code = await codeFrom(ctx);
+      const { component_id, visibility } = ctx.params;
+      if (code && component_id !== undefined) {
+        throw new HooklineError("conflicting_parameter", "give component_id or code, not both");
+      }
+      if (!code && component_id === undefined) {
+        throw new HooklineError("bad_request", "component_id, component_code or component_url is required");
+      }
+      const published = await ctx.hookline.registry.publish(ctx.workspaceId, {
+        ...(code ? { code } : { componentId: component_id }),
+        ...(visibility ? { visibility } : {}),
+      });
+      return { data: registryJson(published) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/components/registry",
+    tag: "Registry",
+    summary: "List the published components this workspace can see (its own and every public one)",
+    params: Type.Object({
+      ...ListParams,
+      all_versions: Type.Optional(
+        Type.Boolean({ description: "Every version instead of the newest per key" }),
+      ),
+    }),
+    data: RegistryData,
+    list: true,
+    async handler({ hookline, workspaceId, params }) {
+      const all = await hookline.registry.list(workspaceId, { allVersions: params.all_versions === true });
+      const page = paginate(all, (c) => c.id, params);
+      return { list: page.list.map(registryJson), pageInfo: page.pageInfo };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/components/registry/{key}",
+    tag: "Registry",
+    summary: "Read a published component by key: the newest version, or the given one (also key@1.2.3)",
+    params: Type.Object({ version: Type.Optional(Type.String()) }),
+    data: RegistryData,
+    async handler({ hookline, workspaceId, path, params }) {
+      return {
+        data: registryJson(await hookline.registry.get(workspaceId, path.key as string, params.version)),
+      };
+    },
+  }),
   defineRoute({
     method: "GET",
     path: "/v1/components/{id}",
     tag: "Components",
-    summary: "Get a saved component",
+    summary: "Get a saved component by id, or by key (key or key@version)",
     data: ComponentData,
     async handler({ hookline, workspaceId, path }) {
       return { data: componentJson(await hookline.components.get(workspaceId, path.id as string)) };
@@ -102,15 +180,32 @@ export const componentRoutes = [
     path: "/v1/components/{id}/reload_props",
     tag: "Components",
     summary: "The component's props after additionalProps(), given the props configured so far",
-    params: Type.Object({ configured_props: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
+    params: Type.Object({
+      configured_props: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      previous_props: Type.Optional(
+        Type.Array(Type.Object({ name: Type.String(), type: Type.String() }), {
+          description:
+            "The configurable_props of the previous answer: merged into the previousPropDefs additionalProps() receives",
+        }),
+      ),
+    }),
     data: Type.Object({
       configurable_props: Type.Array(Type.Object({ name: Type.String(), type: Type.String() })),
     }),
     async handler({ hookline, workspaceId, path, params }) {
+      const previous = params.previous_props
+        ? Object.fromEntries(
+            (params.previous_props as ({ name: string } & PropDescription)[]).map(({ name, ...prop }) => [
+              name,
+              prop,
+            ]),
+          )
+        : undefined;
       const props = await hookline.components.reloadProps(
         workspaceId,
         path.id as string,
         params.configured_props ?? {},
+        previous ? { previous } : {},
       );
       return { data: { configurable_props: Object.entries(props).map(([name, p]) => ({ name, ...p })) } };
     },

@@ -1,7 +1,7 @@
 /** `/v1/sources`: deploy, read, update, delete and run sources; their events and logs. */
 import { HooklineError } from "@hookline/core";
 import Type from "typebox";
-import { defineRoute } from "../_define.js";
+import { defineRoute, type RouteContext } from "../_define.js";
 import { eventSummaryJson, logJson, sourceJson } from "../_json.js";
 import { paginate } from "./_paginate.js";
 import { EventSummaryData, ListParams, LogData, SourceData } from "./_schemas.js";
@@ -11,15 +11,63 @@ const ConfiguredProps = Type.Optional(
   Type.Record(Type.String(), Type.Unknown(), { description: "Prop values by prop name" }),
 );
 
+/** A published component to deploy by key. */
+const KeyParams = {
+  component_key: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: "A registry key: the newest visible version, or pinned as key@1.2.3",
+    }),
+  ),
+  component_version: Type.Optional(
+    Type.String({ minLength: 1, description: "The version of component_key (default: the newest)" }),
+  ),
+};
+
+type ComponentParams = {
+  component_id?: string;
+  component_key?: string;
+  component_version?: string;
+  component_code?: string;
+  component_url?: string;
+  filename?: string;
+};
+
+/** The code of the request (fetched for `component_url`); at most one way to name the component. */
+async function componentFrom(ctx: RouteContext<ComponentParams>) {
+  const { params } = ctx;
+  const given = [
+    params.component_id !== undefined && "component_id",
+    params.component_key !== undefined && "component_key",
+    params.component_code !== undefined && "component_code",
+    params.component_url !== undefined && "component_url",
+  ].filter(Boolean);
+  if (given.length > 1) {
+    throw new HooklineError("conflicting_parameter", `give one of ${given.join(", ")}, not several`);
+  }
+  if (params.component_version !== undefined && params.component_key === undefined) {
+    throw new HooklineError("bad_request", "component_version needs component_key");
+  }
+  return codeFrom(ctx);
+}
+
+function keyInput(params: ComponentParams) {
+  return {
+    ...(params.component_key ? { componentKey: params.component_key } : {}),
+    ...(params.component_version ? { componentVersion: params.component_version } : {}),
+  };
+}
+
 /** The source routes. */
 export const sourceRoutes = [
   defineRoute({
     method: "POST",
     path: "/v1/sources",
     tag: "Sources",
-    summary: "Deploy a source from a saved component, code or a URL",
+    summary: "Deploy a source from a saved component, a registry key, code or a URL",
     params: Type.Object({
       component_id: Type.Optional(Type.String()),
+      ...KeyParams,
       ...CodeParams,
       name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
       configured_props: ConfiguredProps,
@@ -28,15 +76,17 @@ export const sourceRoutes = [
     data: SourceData,
     async handler(ctx) {
       const { params } = ctx;
-      const code = await codeFrom(ctx);
-      if (code && params.component_id) {
-        throw new HooklineError("conflicting_parameter", "give component_id or code, not both");
-      }
-      if (!code && !params.component_id) {
-        throw new HooklineError("bad_request", "component_id, component_code or component_url is required");
+      const code = await componentFrom(ctx);
+      if (!code && !params.component_id && !params.component_key) {
+        throw new HooklineError(
+          "bad_request",
+          "component_id, component_key, component_code or component_url is required",
+        );
       }
       const source = await ctx.hookline.sources.deploy(ctx.workspaceId, {
-        ...(code ? { code } : { componentId: params.component_id }),
+        ...(code ? { code } : {}),
+        ...(params.component_id ? { componentId: params.component_id } : {}),
+        ...keyInput(params),
         ...(params.name ? { name: params.name } : {}),
         ...(params.configured_props ? { props: params.configured_props } : {}),
         ...(params.active !== undefined ? { active: params.active } : {}),
@@ -71,9 +121,10 @@ export const sourceRoutes = [
     method: "PUT",
     path: "/v1/sources/{id}",
     tag: "Sources",
-    summary: "Update a source: new code or component, props, name, active",
+    summary: "Update a source: new code or component (id or registry key), props, name, active",
     params: Type.Object({
       component_id: Type.Optional(Type.String()),
+      ...KeyParams,
       ...CodeParams,
       name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
       configured_props: ConfiguredProps,
@@ -82,10 +133,11 @@ export const sourceRoutes = [
     data: SourceData,
     async handler(ctx) {
       const { params } = ctx;
-      const code = await codeFrom(ctx);
+      const code = await componentFrom(ctx);
       const source = await ctx.hookline.sources.update(ctx.workspaceId, ctx.path.id as string, {
         ...(code ? { code } : {}),
         ...(params.component_id ? { componentId: params.component_id } : {}),
+        ...keyInput(params),
         ...(params.name ? { name: params.name } : {}),
         ...(params.configured_props ? { props: params.configured_props } : {}),
         ...(params.active !== undefined ? { active: params.active } : {}),
