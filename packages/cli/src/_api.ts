@@ -14,8 +14,16 @@ export interface ApiClient {
   request<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
   /** Calls a list route and returns the whole response. */
   list<T = unknown>(path: string): Promise<Page<T>>;
-  /** Follows an SSE route until `signal` aborts; calls `onEvent` for each message. */
-  stream(path: string, onEvent: (event: SseMessage) => void, signal: AbortSignal): Promise<void>;
+  /**
+   * Follows an SSE route until `signal` aborts; calls `onEvent` for each message, and `onOpen`
+   * once the first connection is established (the server is subscribed from then on).
+   */
+  stream(
+    path: string,
+    onEvent: (event: SseMessage) => void,
+    signal: AbortSignal,
+    onOpen?: () => void,
+  ): Promise<void>;
 }
 
 /** One server-sent message. */
@@ -77,8 +85,9 @@ export function createApiClient(baseUrl: string, apiKey: string | undefined): Ap
     async list<T>(path: string) {
       return (await call("GET", path)) as Page<T>;
     },
-    async stream(path, onEvent, signal) {
+    async stream(path, onEvent, signal, onOpen) {
       let lastId: string | undefined;
+      let opened = false;
       // Reconnect with Last-Event-ID when the server closes the stream, until aborted.
       while (!signal.aborted) {
         let res: Response;
@@ -93,6 +102,10 @@ export function createApiClient(baseUrl: string, apiKey: string | undefined): Ap
         }
         if (!res.ok) throw await _apiError(res);
         if (!res.body) return;
+        if (!opened) {
+          opened = true;
+          onOpen?.();
+        }
         try {
           await _readSse(res.body, (message) => {
             if (message.id) lastId = message.id;
@@ -175,4 +188,27 @@ export async function resolveSource(client: ApiClient, ref: string): Promise<Sou
     if (match) return match;
     throw error;
   }
+}
+
+/** A webhook as the API returns it. */
+export interface WebhookJson {
+  id: string;
+  url: string;
+  name: string | null;
+  active: boolean;
+}
+
+/**
+ * Finds a webhook by id (`wh_...`) or exact name (looked up in the list).
+ * @example
+ * ```ts
+ * const { id } = await resolveWebhook(client, "my-receiver");
+ * ```
+ */
+export async function resolveWebhook(client: ApiClient, ref: string): Promise<WebhookJson> {
+  if (/^wh_/.test(ref)) return client.request<WebhookJson>("GET", `/v1/webhooks/${encodeURIComponent(ref)}`);
+  const page = await client.list<WebhookJson>("/v1/webhooks?limit=100");
+  const match = page.data.find((w) => w.name === ref);
+  if (match) return match;
+  throw new CliError("not_found", `No webhook named ${ref} in this workspace`);
 }

@@ -14,12 +14,20 @@ import init from "./commands/init.js";
 import list from "./commands/list.js";
 import login from "./commands/login.js";
 import logs from "./commands/logs.js";
+import publish from "./commands/publish.js";
 import serve from "./commands/serve.js";
 import subscriptions from "./commands/subscriptions.js";
 import update from "./commands/update.js";
 import webhooks from "./commands/webhooks.js";
 
-export { type ApiClient, createApiClient, resolveSource, type SourceJson } from "./_api.js";
+export {
+  type ApiClient,
+  createApiClient,
+  resolveSource,
+  resolveWebhook,
+  type SourceJson,
+  type WebhookJson,
+} from "./_api.js";
 export { bundleComponent } from "./_bundle.js";
 export type { Command } from "./_command.js";
 export { configPath, DEFAULT_BASE_URL, readConfig, resolveCredentials, writeConfig } from "./_config.js";
@@ -28,9 +36,21 @@ export { collectProps, parsePropValue } from "./_props.js";
 
 /** Every command, by name. */
 export const commands: Record<string, Command> = Object.fromEntries(
-  [serve, login, list, deploy, dev, update, deleteCommand, logs, events, webhooks, subscriptions, init].map(
-    (c) => [c.name, c],
-  ),
+  [
+    serve,
+    login,
+    list,
+    deploy,
+    dev,
+    update,
+    deleteCommand,
+    publish,
+    logs,
+    events,
+    webhooks,
+    subscriptions,
+    init,
+  ].map((c) => [c.name, c]),
 );
 
 /** The version printed by `pd --version`. */

@@ -1,17 +1,68 @@
 /** Helpers driving the real `pd` binary (from sources, through tsx) as child processes. */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildSync } from "esbuild";
 
 const BIN = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
 const TSX = import.meta.resolve("tsx");
 
-/** The node arguments that run `pd` from its TypeScript sources. */
-export const PD_NODE_ARGS = ["--conditions=@hookline/source", "--import", TSX, BIN];
+/**
+ * Builds the `pd` binary the way `npm run build` does (esbuild, one ESM file, packages left as
+ * imports) into a file of this test process, so every command starts as fast as the installed
+ * binary instead of compiling TypeScript at each start.
+ */
+function buildBinary(): string {
+  const dir = fileURLToPath(new URL("../node_modules/.cache/pd-test/", import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  // Test workers do not always run exit handlers: remove the binaries of processes gone.
+  for (const name of readdirSync(dir)) {
+    const pid = Number(/^pd-(\d+)-/.exec(name)?.[1]);
+    if (pid && pid !== process.pid && !isAlive(pid)) rmSync(join(dir, name), { force: true });
+  }
+  const outfile = join(dir, `pd-${process.pid}-${randomUUID().slice(0, 8)}.mjs`);
+  buildSync({
+    entryPoints: [BIN],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    banner: { js: "#!/usr/bin/env node" },
+    outfile,
+    logLevel: "silent",
+  });
+  process.once("exit", () => rmSync(outfile, { force: true }));
+  return outfile;
+}
+
+/** Whether a process runs. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The built `pd` binary. */
+export const PD_BINARY = buildBinary();
+
+/**
+ * The node arguments that run `pd`. The engine `pd serve` loads is TypeScript in this
+ * repository, so the workspace packages resolve to their sources through tsx (as `npm start`
+ * does); the client commands load none of them.
+ */
+export const PD_NODE_ARGS = ["--conditions=@hookline/source", "--import", TSX, PD_BINARY];
+
+/** The node arguments of client commands (no TypeScript loader needed). */
+export const PD_CLIENT_ARGS = [PD_BINARY];
 
 /** A fresh temporary folder. */
 export function tempDir(prefix = "pd-"): string {
@@ -28,7 +79,8 @@ export function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Starts `pd` with `args`; the child, and its output so far. */
 export function spawnPd(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
-  const child = spawn(process.execPath, [...PD_NODE_ARGS, ...args], {
+  const nodeArgs = args[0] === "serve" ? PD_NODE_ARGS : PD_CLIENT_ARGS;
+  const child = spawn(process.execPath, [...nodeArgs, ...args], {
     ...options,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -126,4 +178,167 @@ export async function receiver() {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return { requests, url: `http://127.0.0.1:${port}/h`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** Quotes a word for `sh`. */
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/** Whether util-linux `script` (a pseudo-terminal without native modules) is available. */
+export const HAS_SCRIPT = spawnSync("script", ["--version"]).status === 0;
+
+/**
+ * Runs `pd` on a real pseudo-terminal through util-linux `script`, answering prompts: each
+ * answer is typed once the output since the previous answer matches its `when`. Resolves with
+ * the exit code and everything the terminal showed.
+ */
+export async function pdTty(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+  answers: Array<{ when: RegExp; type: string }> = [],
+  timeoutMs = 20_000,
+): Promise<{ code: number | null; screen: string }> {
+  const command = [process.execPath, ...PD_CLIENT_ARGS, ...args].map(shellQuote).join(" ");
+  const child = spawn("script", ["-qfec", command, "/dev/null"], {
+    cwd: options.cwd,
+    env: { ...options.env, SHELL: "/bin/sh", TERM: "xterm" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let screen = "";
+  let from = 0;
+  let next = 0;
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const onOutput = (d: Buffer) => {
+    screen += d.toString();
+    const answer = answers[next];
+    if (answer?.when.test(screen.slice(from))) {
+      next++;
+      from = screen.length;
+      child.stdin?.write(answer.type);
+    }
+  };
+  child.stdout?.on("data", onOutput);
+  child.stderr?.on("data", onOutput);
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const code = await exited;
+  clearTimeout(timer);
+  child.stdin?.end();
+  if (next < answers.length) {
+    throw new Error(`pd exited (${code}) before prompt ${next} (${answers[next]?.when}):\n${screen}`);
+  }
+  return { code, screen };
+}
+
+/** A component with every kind of prop `pd deploy` asks for on a terminal. */
+export const PROPS_COMPONENT = `export default {
+  key: "demo-props-demo",
+  name: "Props Demo",
+  version: "0.1.0",
+  props: {
+    http: "$.interface.http",
+    count: { type: "integer", label: "Count", min: 1 },
+    color: { type: "string", label: "Color", options: ["red", "green", "blue"] },
+    region: {
+      type: "string",
+      label: "Region",
+      async options() {
+        return [
+          { label: "Europe (eu-1)", value: "eu-1" },
+          { label: "US (us-1)", value: \`us-1-\${this.color}\` },
+        ];
+      },
+    },
+    token: { type: "string", label: "Token", secret: true },
+    note: { type: "string", optional: true },
+  },
+  async run() {
+    this.$emit({ count: this.count, color: this.color, region: this.region, tokenLength: this.token.length });
+  },
+};
+`;
+
+/** The webhook secret of `webhookId`, read over the REST API. */
+export async function webhookSecret(url: string, key: string, webhookId: string): Promise<string> {
+  const res = await fetch(`${url}/v1/webhooks/${webhookId}/secret`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return ((await res.json()) as { data: { secret: string } }).data.secret;
+}
+
+/** POSTs JSON to a source's endpoint. */
+export async function post(url: string, body: unknown): Promise<number> {
+  const res = await fetch(url, {
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { "content-type": "application/json" },
+  });
+  await res.text();
+  return res.status;
+}
+
+/** A loopback port nothing listens on (a server on it was just closed). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** The lines of the fenced `sh` block under the README's "Walkthrough" heading. */
+export function readmeWalkthrough(): string[] {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("### Walkthrough"));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error("README.md has no ```sh block under ### Walkthrough");
+  return block.split("\n").filter((line) => line.trim() !== "" && !line.trim().startsWith("#"));
+}
+
+/** Runs one README line in `sh`, with `pd` the built binary. */
+export function runLine(line: string, cwd: string, env: NodeJS.ProcessEnv) {
+  const pdFn = `pd() { "${process.execPath}" ${PD_CLIENT_ARGS.map((a) => `"${a}"`).join(" ")} "$@"; }`;
+  const child = spawn("sh", ["-c", `${pdFn}\n${line}`], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("exit", (code) => resolve({ code, stdout, stderr })),
+  );
+}
+
+/** A loopback receiver on a fixed port, started when wanted. */
+export function receiverOn(port: number) {
+  const requests: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d: Buffer) => {
+      body += d.toString();
+    });
+    req.on("end", () => {
+      requests.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  return {
+    requests,
+    start: () => new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve)),
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** Polls an async check until it is true, or fails after `timeoutMs`. */
+export async function waitForAsync(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -86,6 +86,11 @@ export default defineCommand({
       clearTimeout(timer);
     });
 
+    // Say so once both streams are connected: from then on nothing is missed.
+    let open = 0;
+    const onOpen = () => {
+      if (++open === 2) note(style.dim(`Streaming logs and events of ${source.name}...`, process.stderr));
+    };
     const logs = client.stream(
       `/v1/sources/${source.id}/logs/sse`,
       (message) => {
@@ -93,6 +98,7 @@ export default defineCommand({
         if (log) _printLog(log, false, style.dim("[log] "));
       },
       signal,
+      onOpen,
     );
     const events = client.stream(
       `/v1/sources/${source.id}/sse`,
@@ -101,6 +107,7 @@ export default defineCommand({
         if (event) _printEvent(event, false, style.dim("[event] "));
       },
       signal,
+      onOpen,
     );
     try {
       await Promise.all([logs, events]);

@@ -33,7 +33,6 @@ export default defineCommand({
       for (const event of [...events].reverse()) _printEvent(event, json);
     }
     if (!follow) return;
-    if (!json) note(style.dim(`Following events of ${source.name} (Ctrl-C to stop)...`, process.stderr));
     const seen = new Set(events.map((e) => e.id));
     const controller = _untilInterrupted();
     await client.stream(
@@ -43,6 +42,9 @@ export default defineCommand({
         if (event && !seen.has(event.id)) _printEvent(event, json);
       },
       controller.signal,
+      () => {
+        if (!json) note(style.dim(`Following events of ${source.name} (Ctrl-C to stop)...`, process.stderr));
+      },
     );
   },
 });

@@ -32,8 +32,9 @@ export function _templates(kind: string, name: string): Record<string, string> {
     return {
       [file]: `// A source: every HTTP request to its endpoint is emitted as an event.
 // Deploy: pd deploy ${file} --name ${slug}
+// Publish (its key is <app or namespace>-<name slug>, its version semver): pd publish ${file}
 export default {
-  key: "${slug}",
+  key: "custom-${slug}",
   name: "${title}",
   version: "0.1.0",
   description: "Emits every HTTP request it receives",
@@ -55,11 +56,11 @@ export default {
   }
   if (kind === "action") {
     return {
-      [file]: `// An action: a workflow step with props. It deploys as is and runs with \`POST /v1/sources/{id}/run\`.
-// Deploy: pd deploy ${file} --name ${slug} --prop greeting=hello
+      [file]: `// An action: a workflow step with props. Actions are published, not deployed:
+// pd publish ${file}              (this workspace; --registry makes it public)
 export default {
   type: "action",
-  key: "${slug}",
+  key: "custom-${slug}",
   name: "${title}",
   version: "0.1.0",
   description: "Returns a greeting",
@@ -97,7 +98,7 @@ import app from "./${basename(appFile)}";
 
 export default {
   key: "${slug}-new-request",
-  name: "${title}: New Request",
+  name: "New Request",
   version: "0.1.0",
   props: {
     http: "$.interface.http",
@@ -116,7 +117,7 @@ export default {
 
 export default defineCommand({
   name: "init",
-  summary: "Scaffold a component (<name>.mjs) that deploys as is.",
+  summary: "Scaffold a component (<name>.mjs) that deploys (a source) or publishes (an action) as is.",
   usage: "init source|action|app <name> [--force]",
   options: { force: { type: "boolean" } },
   async run(args) {
@@ -134,6 +135,6 @@ export default defineCommand({
       out(`${style.green("✔")} Wrote ${file}`);
     }
     const main = `${name}.mjs`;
-    out(`  next: pd deploy ${main} --name ${_slug(name)}`);
+    out(kind === "action" ? `  next: pd publish ${main}` : `  next: pd deploy ${main} --name ${_slug(name)}`);
   },
 });

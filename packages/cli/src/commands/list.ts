@@ -1,4 +1,4 @@
-/** `pd list sources|webhooks|subscriptions|components`. */
+/** `pd list sources|webhooks|subscriptions|components|registry`. */
 import type { ApiClient } from "../_api.js";
 import { _flag, _required } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
@@ -27,12 +27,13 @@ const KINDS: Record<string, { path: string; columns: string[] }> = {
   webhooks: { path: "/v1/webhooks", columns: ["id", "url", "name", "active"] },
   subscriptions: { path: "/v1/subscriptions", columns: ["id", "emitter_id", "listener_id", "event_name"] },
   components: { path: "/v1/components", columns: ["id", "key", "name", "version", "type"] },
+  registry: { path: "/v1/components/registry", columns: ["key", "version", "name", "visibility", "id"] },
 };
 
 export default defineCommand({
   name: "list",
-  summary: "List sources, webhooks, subscriptions or components.",
-  usage: "list sources|webhooks|subscriptions|components [--json] [-p PROFILE]",
+  summary: "List sources, webhooks, subscriptions, saved components or published (registry) components.",
+  usage: "list sources|webhooks|subscriptions|components|registry [--json] [-p PROFILE]",
   options: { ..._jsonOption, ..._profileOption },
   async run(args) {
     const kind = _required(args, 0, this.usage);

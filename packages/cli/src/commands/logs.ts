@@ -19,7 +19,6 @@ export default defineCommand({
     const logs = (await _listAll(client, `/v1/sources/${source.id}/logs`)) as unknown as LogJson[];
     for (const log of logs) _printLog(log, json);
     if (!_flag(args, "follow")) return;
-    if (!json) note(style.dim(`Following logs of ${source.name} (Ctrl-C to stop)...`, process.stderr));
     const last = logs.at(-1)?.seq;
     const controller = _untilInterrupted();
     await client.stream(
@@ -29,6 +28,9 @@ export default defineCommand({
         if (log) _printLog(log, json);
       },
       controller.signal,
+      () => {
+        if (!json) note(style.dim(`Following logs of ${source.name} (Ctrl-C to stop)...`, process.stderr));
+      },
     );
   },
 });

@@ -1,13 +1,29 @@
 /** `pd subscriptions create <emitter> <listener> [--event-name N] | delete <emitter> <listener>`. */
-import { type ApiClient, resolveSource } from "../_api.js";
+import { type ApiClient, resolveSource, resolveWebhook } from "../_api.js";
 import { _flag, _required, _str } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
 import { CliError, out, printJson, style } from "../_output.js";
 
-/** An id as given (`dc_`, `wh_`, ...), or the id of the source with that name. @internal */
-async function _id(client: ApiClient, ref: string): Promise<string> {
+/**
+ * An id as given (`dc_`, `wh_`, ...), or the id of the source with that name; a listener may
+ * also be a webhook's name.
+ * @internal
+ */
+async function _id(client: ApiClient, ref: string, webhooks = false): Promise<string> {
   if (/^(dc|wh|sc)_/.test(ref)) return ref;
-  return (await resolveSource(client, ref)).id;
+  try {
+    return (await resolveSource(client, ref)).id;
+  } catch (error) {
+    if (!webhooks || !(error instanceof CliError) || error.code !== "not_found") throw error;
+    try {
+      return (await resolveWebhook(client, ref)).id;
+    } catch (second) {
+      if (second instanceof CliError && second.code === "not_found") {
+        throw new CliError("not_found", `No source or webhook named ${ref} in this workspace`);
+      }
+      throw second;
+    }
+  }
 }
 
 export default defineCommand({
@@ -24,7 +40,7 @@ export default defineCommand({
     const usage = `subscriptions ${action} <emitter> <listener> [--event-name NAME]`;
     const client = _client(args);
     const emitter = await _id(client, _required(args, 1, usage));
-    const listener = await _id(client, _required(args, 2, usage));
+    const listener = await _id(client, _required(args, 2, usage), true);
     const eventName = _str(args, "event-name");
     const body = {
       emitter_id: emitter,

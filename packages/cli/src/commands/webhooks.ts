@@ -1,19 +1,13 @@
 /** `pd webhooks create <url> [--name N] | delete <id>`. */
+import { resolveWebhook, type WebhookJson } from "../_api.js";
 import { _flag, _required, _str } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
 import { CliError, out, printJson, style } from "../_output.js";
 
-interface WebhookJson {
-  id: string;
-  url: string;
-  name: string | null;
-  active: boolean;
-}
-
 export default defineCommand({
   name: "webhooks",
   summary: "Create or delete a webhook (a URL events are delivered to, signed).",
-  usage: "webhooks create <url> [--name NAME] [--description TEXT] | webhooks delete <id> [--json]",
+  usage: "webhooks create <url> [--name NAME] [--description TEXT] | webhooks delete <id|name> [--json]",
   options: { name: { type: "string" }, description: { type: "string" }, ..._jsonOption, ..._profileOption },
   async run(args) {
     const action = _required(args, 0, this.usage);
@@ -36,7 +30,7 @@ export default defineCommand({
       return;
     }
     if (action === "delete") {
-      const id = _required(args, 1, "webhooks delete <id>");
+      const id = (await resolveWebhook(client, _required(args, 1, "webhooks delete <id|name>"))).id;
       const result = await client.request("DELETE", `/v1/webhooks/${encodeURIComponent(id)}`);
       if (json) printJson({ id, ...(result as object) });
       else out(`${style.green("✔")} Deleted webhook ${id}`);
