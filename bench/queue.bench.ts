@@ -6,8 +6,10 @@
 // `store.deliveries.complete`; the jobs are delivery rows written by `store.events.append` (the
 // outbox: one event, one webhook subscribed). pg-boss: `insert`, `fetch({ batchSize })` and
 // `complete(name, id)`, on its own schema. The figure is claimed-and-completed jobs per second.
-// Hookline is also run with `perWebhookLimit` (what the engine's delivery worker always passes),
-// reported on its own line; the last line compares the plain claim with pg-boss's fetch:
+// Hookline is also run with `perWebhookLimit` (what the engine's delivery worker always passes: the
+// set-based per-webhook claim), reported on its own line and compared on the line before the last;
+// the last line compares the plain claim with pg-boss's fetch:
+//   queue(perWebhookLimit): hookline_per_s=<n> pgboss_per_s=<n> ratio=<x>
 //   queue: hookline_per_s=<n> pgboss_per_s=<n> ratio=<x>
 //
 // Env: HOOKLINE_BENCH_PG_URL or HOOKLINE_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/test),
@@ -159,6 +161,9 @@ show("hookline claim/complete", plain);
 const limited = await hookline(1_000_000);
 show("hookline claim(perWebhookLimit)", limited);
 await admin.end();
+console.log(
+  `queue(perWebhookLimit): hookline_per_s=${limited.perS} pgboss_per_s=${boss.perS} ratio=${(limited.perS / boss.perS).toFixed(2)}`,
+);
 console.log(
   `queue: hookline_per_s=${plain.perS} pgboss_per_s=${boss.perS} ratio=${(plain.perS / boss.perS).toFixed(2)}`,
 );

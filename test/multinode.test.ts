@@ -272,13 +272,34 @@ describe.skipIf(!url)("many nodes on one Postgres", () => {
     await stopAll();
   }, 150_000);
 
-  it("a 1-second timer ticks exactly once per instant across three nodes", async () => {
+  it("a 1-second timer ticks exactly once per instant across three nodes; NOTIFY wakes idle workers", async () => {
     const ws = (await hookline.workspaces.create({ name: "timer" })).id;
-    nodes.push(...(await startNodes(schema, 3, { pollIntervalMs: 500 })));
+    // Workers that poll once a minute: after their first poll, only a NOTIFY wakes them.
+    nodes.push(...(await startNodes(schema, 3, { pollIntervalMs: 60_000 })));
     const source = await hookline.sources.deploy(ws, {
       code: { code: TIMER_SOURCE, filename: "ticker.mjs" },
     });
-    await sleep(5_500);
+    const deployedAt = Date.now();
+
+    // Meanwhile, the test's own engine (no worker) emits to a webhook: the outbox's NOTIFY must wake
+    // one of the sleeping workers in the other processes.
+    const wake = await setup("wake", 1);
+    await sleep(500); // the nodes' first polls are done
+    const emittedAt = Date.now();
+    const items = Array.from({ length: 50 }, (_, n) => ({ n }));
+    const response = await hookline.ingress(wake.endpointId, {
+      method: "POST",
+      path: "/",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ items }),
+    });
+    expect(response.status).toBe(200);
+    await allArrived(wake.receivers, 50, 10_000, "wake");
+    console.log(
+      `multinode wake: 50 deliveries by sleeping workers ${Date.now() - emittedAt} ms after the emit`,
+    );
+
+    await sleep(Math.max(0, 5_500 - (Date.now() - deployedAt)));
     await hookline.sources.deactivate(ws, source.id);
     await stopAll();
     const { rows } = await (pool as Pool).query(

@@ -8,9 +8,25 @@ import type { LogLine, StoredEvent } from "@hookline/store";
 /** Event payloads by type. */
 export type HooklineEvents = {
   /** A source emitted an event (after dedupe, once stored with its deliveries). */
-  emit: { workspaceId: string; sourceId: string; event: StoredEvent; deliveryIds: string[] };
+  emit: {
+    workspaceId: string;
+    sourceId: string;
+    event: StoredEvent;
+    deliveryIds: string[];
+    /**
+     * Set when another node sharing the store stored it (read back through the store's
+     * notifications); `deliveryIds` is then empty.
+     */
+    remote?: true;
+  };
   /** A component wrote log lines (console output, errors, hook results). */
-  log: { workspaceId: string; sourceId: string; lines: LogLine[] };
+  log: {
+    workspaceId: string;
+    sourceId: string;
+    lines: LogLine[];
+    /** Set when another node sharing the store wrote them. */
+    remote?: true;
+  };
   /** A source was deployed, updated, activated, deactivated or deleted. */
   source: {
     workspaceId: string;

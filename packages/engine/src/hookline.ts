@@ -58,9 +58,13 @@ import {
 } from "@hookline/store";
 import mitt, { type Emitter } from "mitt";
 import { apiKeyHint, generateApiKey, hashApiKey } from "./api-keys.js";
+import { type AppsContext, checkAppProps, DEFAULT_NO_AUTH_APPS, openAuth } from "./apps.js";
 import { type Clock, systemClock } from "./clock.js";
+import { dynamicPropsOf, finalProps, withDynamicProps } from "./dynamic-props.js";
 import type { HooklineEvents } from "./events.js";
+import { startFanout } from "./fanout.js";
 import { type IngressRequest, toHttpEvent } from "./http-event.js";
+import { createRegistry, parseComponentKey, type RegistryApi } from "./registry.js";
 import { createSecretBox } from "./secrets.js";
 import { createWebhooksApi, type SubscriptionsApi, type WebhooksApi } from "./webhooks.js";
 
@@ -107,6 +111,11 @@ export interface HooklineOptions {
   limits?: Partial<Limits>;
   /** Timers: how often due ticks are looked for once {@link Hookline.start} ran (default 1,000 ms). */
   timerPollMs?: number;
+  /**
+   * App name slugs whose app props need no connected account, like Pipedream's `http` app
+   * (default {@link DEFAULT_NO_AUTH_APPS}). Other required app props fail with `account_required`.
+   */
+  noAuthApps?: readonly string[];
 }
 
 /** A saved component as the engine returns it (code and bundle left out). */
@@ -115,8 +124,12 @@ export interface ComponentView {
   workspaceId: string;
   codeHash: string;
   filename: string;
+  /** The registry key, for a published component (else see `description.key`). */
   key?: string;
+  /** The published version, for a published component (else see `description.version`). */
   version?: string;
+  /** For a published component: `private` (its workspace only) or `public` (every workspace). */
+  visibility?: "private" | "public";
   description: ComponentDescription;
   createdAt: number;
 }
@@ -145,9 +158,17 @@ export interface CodeInput {
   files?: Record<string, string>;
 }
 
-/** What {@link Hookline.sources}.deploy takes: a saved component id or code, and prop values. */
+/** What {@link Hookline.sources}.deploy takes: a saved component id, a registry key or code, and prop values. */
 export interface DeployInput {
   componentId?: string;
+  /**
+   * A published component's registry key (`github-new-star`), deployed at its newest visible
+   * version, or pinned: `github-new-star@1.2.0` or with {@link DeployInput.componentVersion}. A
+   * public component of another workspace is first copied into this workspace as a saved component.
+   */
+  componentKey?: string;
+  /** The version of `componentKey` to deploy (default: the newest visible one). */
+  componentVersion?: string;
   code?: CodeInput;
   name?: string;
   props?: Record<string, unknown>;
@@ -158,6 +179,10 @@ export interface DeployInput {
 /** What {@link Hookline.sources}.update takes. Props given replace those values; others are kept. */
 export interface UpdateInput {
   componentId?: string;
+  /** Move to a published component by key (`key` or `key@version`), as {@link DeployInput.componentKey}. */
+  componentKey?: string;
+  /** The version of `componentKey` (default: the newest visible one). */
+  componentVersion?: string;
   code?: CodeInput;
   name?: string;
   props?: Record<string, unknown>;
@@ -232,8 +257,12 @@ export interface Hookline {
   readonly components: {
     /** Bundles, validates and saves code (422 with every problem when invalid). */
     save(workspaceId: string, input: CodeInput): Promise<ComponentView>;
-    /** A saved component (404 `not_found` when absent). */
-    get(workspaceId: string, id: string): Promise<ComponentView>;
+    /**
+     * A saved component by id, or by key (`key` or `key@1.2.3`): the published component visible
+     * to the workspace (see {@link Hookline.registry}), else the workspace's most recently saved
+     * component whose code has that key. 404 `not_found` when there is none.
+     */
+    get(workspaceId: string, idOrKey: string): Promise<ComponentView>;
     /** The workspace's saved components. */
     list(workspaceId: string): Promise<ComponentView[]>;
     /**
@@ -242,18 +271,34 @@ export interface Hookline {
      */
     fetchCode(url: string): Promise<string>;
     /**
-     * The props of a saved component after `additionalProps()` ran with the values configured so
-     * far (SPEC's `reloadProps`): the component's own props merged with the additional ones.
+     * The props of a saved component (id or key) after `additionalProps()` ran with the values
+     * configured so far (SPEC's `reloadProps`): the component's own props merged with the
+     * additional ones, which replace any earlier result. `previous` (the additional props of the
+     * last call) is merged into the `previousPropDefs` that `additionalProps` receives. A
+     * `ConfigurationError` thrown there is `configuration_error` (422) with its message as is.
+     *
+     * @example
+     * ```ts
+     * const props = await hookline.components.reloadProps(ws.id, saved.id, { mode: "advanced" });
+     * Object.keys(props); // ["mode", "color"]: "color" came from additionalProps()
+     * ```
      */
     reloadProps(
       workspaceId: string,
       componentId: string,
       configured: Record<string, unknown>,
+      options?: { previous?: Record<string, PropDescription> },
     ): Promise<Record<string, PropDescription>>;
   };
+  /** The component registry: publish by key and semantic version, privately or publicly; list; read. */
+  readonly registry: RegistryApi;
   /** Deployed sources (`dc_...`). */
   readonly sources: {
-    /** Deploys a source: props validated, `deploy()` then `activate()`; all or nothing (docs/engine.md). */
+    /**
+     * Deploys a source from a saved component, a registry key or code: props validated (app props
+     * need a connected account unless their app needs none: `account_required`), `deploy()` then
+     * `activate()`; all or nothing (docs/engine.md).
+     */
     deploy(workspaceId: string, input: DeployInput): Promise<SourceView>;
     /** A source by id or slug (404 `not_found` when absent). */
     get(workspaceId: string, idOrSlug: string): Promise<SourceView>;
@@ -358,6 +403,11 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     });
   const clock = options.clock ?? systemClock;
   const box = createSecretBox(options.secretsKey ?? randomUUID());
+  const appsCtx: AppsContext = {
+    store,
+    box,
+    noAuthApps: new Set(options.noAuthApps ?? DEFAULT_NO_AUTH_APPS),
+  };
   const ownsTransport = options.transport === undefined;
   const transport =
     options.transport ??
@@ -380,6 +430,8 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
   const keepEvents = options.retention?.events ?? 10_000;
   const keepLogs = options.retention?.logs ?? 1_000;
   const events = mitt<HooklineEvents>();
+  // Events and logs stored by other nodes sharing the store reach this node's observers too (SSE).
+  const fanout = startFanout(store, events);
   const nodeId = `node_${randomUUID()}`;
   const mounts = new Map<string, { mounted: MountedComponent; version: string }>();
   const queues = new Map<string, Promise<unknown>>();
@@ -417,7 +469,10 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       description: saved.description as ComponentDescription,
       createdAt: saved.createdAt,
     };
-    if (saved.key !== undefined) view.key = saved.key;
+    if (saved.key !== undefined) {
+      view.key = saved.key;
+      view.visibility = saved.published;
+    }
     if (saved.version !== undefined) view.version = saved.version;
     return view;
   }
@@ -448,6 +503,88 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     return saved;
   }
 
+  const registry = createRegistry({
+    store,
+    load: (input) =>
+      runtime.load({
+        code: input.code,
+        filename: input.filename ?? "component.mjs",
+        ...(input.files ? { files: input.files } : {}),
+      }),
+    view: componentView,
+  });
+
+  /** A saved component by id, or by key (`key`, `key@version`): published first, then saved code. */
+  async function componentFor(workspaceId: string, ref: string): Promise<SavedComponent> {
+    const own = await store.savedComponents.get(workspaceId, ref);
+    if (own) return own;
+    if (!ref.startsWith("sc_") && ref !== "") {
+      const { key, version } = parseComponentKey(ref);
+      const published = await registry.resolve(workspaceId, key, version);
+      if (published) return published;
+      const saved = (await store.savedComponents.list(workspaceId)).filter((c) => {
+        const d = c.description as ComponentDescription;
+        return d.key === key && (version === undefined || d.version === version);
+      });
+      const latest = saved[saved.length - 1];
+      if (latest) return latest;
+    }
+    throw new HooklineError("not_found", `No component ${ref} in this workspace`);
+  }
+
+  /**
+   * The published component to deploy for a key: the newest visible version or the pinned one. A
+   * public component of another workspace is copied into this one (sources only run their own
+   * workspace's saved components; the copy also outlives the publisher's workspace).
+   */
+  async function savedFromKey(workspaceId: string, ref: string, version?: string): Promise<SavedComponent> {
+    const parsed = parseComponentKey(ref, version);
+    const found = await registry.resolve(workspaceId, parsed.key, parsed.version);
+    if (!found) {
+      const what = parsed.version === undefined ? parsed.key : `${parsed.key}@${parsed.version}`;
+      throw new HooklineError("not_found", `No published component ${what} is visible to this workspace`);
+    }
+    if (found.workspaceId === workspaceId) return found;
+    return store.savedComponents.create({
+      workspaceId,
+      code: found.code,
+      codeHash: found.codeHash,
+      filename: found.filename,
+      bundle: found.bundle,
+      description: found.description,
+    });
+  }
+
+  /**
+   * Runs `additionalProps(previous)` with the values configured so far and returns the props it
+   * adds (none when the component has no additionalProps). `ConfigurationError`:
+   * `configuration_error` with the component's message as is.
+   */
+  async function additionalPropsFor(
+    workspaceId: string,
+    saved: SavedComponent,
+    configured: Record<string, unknown>,
+    previous: Record<string, PropDescription>,
+  ): Promise<Record<string, PropDescription>> {
+    const description = saved.description as ComponentDescription;
+    if (!description.hasAdditionalProps) return {};
+    const mounted = await mountSource(
+      { id: `${saved.id}:reload`, workspaceId, props: configured, endpointId: undefined },
+      saved,
+      new Map(),
+    );
+    try {
+      const result = await mounted.additionalProps(previous);
+      if (result.error) {
+        const code = result.error.code === "configuration_error" ? "configuration_error" : "bad_request";
+        throw new HooklineError(code, result.error.message, { error: result.error, logs: result.logs });
+      }
+      return (result.returnValue ?? {}) as Record<string, PropDescription>;
+    } finally {
+      mounted.dispose();
+    }
+  }
+
   // ---------------------------------------------------------------- sources
 
   async function sourceOrThrow(workspaceId: string, idOrSlug: string): Promise<DeployedComponent> {
@@ -461,19 +598,21 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
   const endpointUrl = (endpointId: string) => `${baseUrl}/http/${endpointId}`;
 
   function maskProps(
-    description: ComponentDescription,
+    declared: Record<string, PropDescription>,
     props: Record<string, unknown>,
   ): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(props)) {
-      out[name] = description.props[name]?.secret && value !== undefined ? "********" : value;
+      out[name] = declared[name]?.secret && value !== undefined ? "********" : value;
     }
     return out;
   }
 
   async function sourceView(dc: DeployedComponent, saved?: SavedComponent): Promise<SourceView> {
     const component = saved ?? (await savedOrThrow(dc.workspaceId, dc.savedComponentId));
-    const description = component.description as ComponentDescription;
+    const saveDescription = component.description as ComponentDescription;
+    // The final prop set: the component's props and what additionalProps() added at configuration.
+    const description = { ...saveDescription, props: finalProps(saveDescription, dynamicPropsOf(dc.meta)) };
     const view: SourceView = {
       id: dc.id,
       workspaceId: dc.workspaceId,
@@ -481,7 +620,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       name: dc.name,
       slug: dc.slug,
       active: dc.active,
-      props: maskProps(description, dc.props),
+      props: maskProps(description.props, dc.props),
       description,
       createdAt: dc.createdAt,
       updatedAt: dc.updatedAt,
@@ -496,32 +635,21 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
   /** Validates prop values; returns the stored form (secrets sealed) and the runtime form. */
   async function prepareProps(
     workspaceId: string,
-    description: ComponentDescription,
+    declared: Record<string, PropDescription>,
     given: Record<string, unknown>,
   ): Promise<{ stored: Record<string, unknown> }> {
-    const { values, problems } = validatePropValues(description.props, given);
+    const { values, problems } = validatePropValues(declared, given);
     if (problems.length > 0) {
       throw new HooklineError("invalid_prop_value", `Invalid props: ${propsProblemMessage(problems)}`, {
         problems,
       });
     }
-    const stored: Record<string, unknown> = {};
+    // App props: a connected account of the right app, unless the app needs none (apps.ts).
+    const stored: Record<string, unknown> = await checkAppProps(appsCtx, workspaceId, declared, values);
     for (const [name, value] of Object.entries(values)) {
-      const prop = description.props[name];
-      if (prop?.type === "app") {
-        const accountId = (value as { authProvisionId?: unknown } | undefined)?.authProvisionId;
-        if (typeof accountId !== "string" || !(await store.accounts.get(workspaceId, accountId))) {
-          const problem = {
-            code: "unknown_account",
-            path: name,
-            message: "connect an account: { authProvisionId }",
-          };
-          throw new HooklineError("invalid_prop_value", `Invalid props: ${name}: ${problem.message}`, {
-            problems: [problem],
-          });
-        }
-        stored[name] = { authProvisionId: accountId };
-      } else if (prop?.secret && typeof value === "string") stored[name] = box.seal(value);
+      const prop = declared[name];
+      if (prop?.type === "app") continue;
+      if (prop?.secret && typeof value === "string") stored[name] = box.seal(value);
       else stored[name] = value;
     }
     return { stored };
@@ -530,20 +658,23 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
   /** Turns stored prop values into what the sandbox gets: secrets opened, endpoints, `$auth`. */
   async function runtimeProps(
     workspaceId: string,
-    description: ComponentDescription,
+    declared: Record<string, PropDescription>,
     stored: Record<string, unknown>,
     endpointId: string | undefined,
   ): Promise<Record<string, unknown>> {
     const out: Record<string, unknown> = {};
-    for (const [name, prop] of Object.entries(description.props)) {
+    for (const [name, prop] of Object.entries(declared)) {
       const value = stored[name];
       if (prop.type === HTTP) out[name] = { endpoint: endpointId ? endpointUrl(endpointId) : undefined };
-      else if (prop.type === "app") {
-        const accountId = (value as { authProvisionId?: string } | undefined)?.authProvisionId;
-        const account = accountId ? await store.accounts.get(workspaceId, accountId) : undefined;
-        out[name] = { $auth: account ? (JSON.parse(box.open(account.credentials)) as unknown) : {} };
-      } else if (prop.secret && typeof value === "string") out[name] = box.open(value);
+      else if (prop.type === "app")
+        out[name] = { $auth: await openAuth(appsCtx, workspaceId, name, prop, value) };
+      // Stored secrets are sealed; values being configured (options, reloadProps) are still plain.
+      else if (prop.secret && box.isSealed(value)) out[name] = box.open(value);
       else if (value !== undefined) out[name] = value;
+    }
+    // Values of props not declared (yet): what a user configures before additionalProps() adds them.
+    for (const [name, value] of Object.entries(stored)) {
+      if (!(name in declared) && value !== undefined) out[name] = value;
     }
     return out;
   }
@@ -598,16 +729,18 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
   };
 
   async function mountSource(
-    dc: Pick<DeployedComponent, "id" | "workspaceId" | "props" | "endpointId">,
+    dc: Pick<DeployedComponent, "id" | "workspaceId" | "props" | "endpointId" | "meta">,
     saved: SavedComponent,
     staged?: Map<string, unknown>,
   ): Promise<MountedComponent> {
     const description = saved.description as ComponentDescription;
+    const declared = finalProps(description, dynamicPropsOf(dc.meta));
     const bridges: HostBridges = { db: dbBridge(dc.id, staged), fetch: fetchBridge };
     return runtime.mount({
       id: dc.id,
       bundle: saved.bundle,
-      props: await runtimeProps(dc.workspaceId, description, dc.props, dc.endpointId),
+      description,
+      props: await runtimeProps(dc.workspaceId, declared, dc.props, dc.endpointId),
       bridges,
       ...(options.limits ? { limits: options.limits } : {}),
     });
@@ -777,8 +910,10 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       throw new HooklineError("not_found", `No workspace ${workspaceId}`);
     let saved: SavedComponent;
     if (input.componentId) saved = await savedOrThrow(workspaceId, input.componentId);
+    else if (input.componentKey)
+      saved = await savedFromKey(workspaceId, input.componentKey, input.componentVersion);
     else if (input.code) saved = await saveCode(workspaceId, input.code);
-    else throw new HooklineError("bad_request", "deploy needs a componentId or code");
+    else throw new HooklineError("bad_request", "deploy needs a componentId, a componentKey or code");
     const description = saved.description as ComponentDescription;
     if (description.type !== "source") {
       throw new HooklineError(
@@ -786,7 +921,10 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
         `${description.name} is an action: only sources can be deployed`,
       );
     }
-    const { stored } = await prepareProps(workspaceId, description, input.props ?? {});
+    // additionalProps() (when the component has it) adds props given the values configured.
+    const dynamic = await additionalPropsFor(workspaceId, saved, input.props ?? {}, description.props);
+    const meta = withDynamicProps(undefined, dynamic);
+    const { stored } = await prepareProps(workspaceId, finalProps(description, dynamic), input.props ?? {});
     const existing = (await store.deployedComponents.list(workspaceId)).map((d) => d.slug);
     const name = input.name ?? description.name;
     const active = input.active ?? true;
@@ -797,6 +935,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       endpointId: Object.values(description.props).some((p) => p.type === HTTP)
         ? newId("en", clock.now())
         : undefined,
+      meta,
     };
     // Hooks run against staged db writes; nothing is stored unless every hook succeeds.
     const staged = new Map<string, unknown>();
@@ -827,6 +966,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       props: stored,
       active,
       ...(draft.endpointId ? { endpointId: draft.endpointId } : {}),
+      ...(meta ? { meta } : {}),
       customResponse: Object.values(description.props).some(
         (p) => p.type === HTTP && p.customResponse === true,
       ),
@@ -849,6 +989,8 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       const oldSaved = await savedOrThrow(workspaceId, current.savedComponentId);
       let saved = oldSaved;
       if (input.componentId) saved = await savedOrThrow(workspaceId, input.componentId);
+      else if (input.componentKey)
+        saved = await savedFromKey(workspaceId, input.componentKey, input.componentVersion);
       else if (input.code) saved = await saveCode(workspaceId, input.code);
       const description = saved.description as ComponentDescription;
       if (description.type !== "source")
@@ -858,7 +1000,8 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       const active = input.active ?? current.active;
       // Keep earlier values (still sealed) for props not given; validate the merged set.
       const oldDescription = oldSaved.description as ComponentDescription;
-      const opened = await runtimeProps(workspaceId, oldDescription, current.props, current.endpointId);
+      const oldDeclared = finalProps(oldDescription, dynamicPropsOf(current.meta));
+      const opened = await runtimeProps(workspaceId, oldDeclared, current.props, current.endpointId);
       const merged: Record<string, unknown> = {};
       for (const [name, prop] of Object.entries(description.props)) {
         if (prop.type === HTTP || prop.type === "$.service.db" || prop.type === "alert") continue;
@@ -866,10 +1009,28 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
         else if (prop.type === "app") merged[name] = current.props[name];
         else if (opened[name] !== undefined) merged[name] = opened[name];
       }
-      const { stored } = await prepareProps(workspaceId, description, merged);
+      // Dynamic props: values given or kept for props additionalProps() returns with these values.
+      let dynamic: Record<string, PropDescription> = {};
+      if (description.hasAdditionalProps) {
+        const configured: Record<string, unknown> = { ...merged };
+        for (const name of Object.keys(dynamicPropsOf(current.meta))) {
+          if (!(name in description.props) && opened[name] !== undefined) configured[name] = opened[name];
+        }
+        for (const [name, value] of Object.entries(input.props ?? {})) {
+          if (!(name in description.props)) configured[name] = value;
+        }
+        const previous = codeChanged ? description.props : oldDeclared;
+        dynamic = await additionalPropsFor(workspaceId, saved, configured, previous);
+        // Values of props that no longer exist are dropped, unless given now (then unknown_prop).
+        for (const [name, value] of Object.entries(configured)) {
+          if (name in dynamic || (input.props && name in input.props)) merged[name] = value;
+        }
+      }
+      const meta = withDynamicProps(current.meta, dynamic);
+      const { stored } = await prepareProps(workspaceId, finalProps(description, dynamic), merged);
       const needsEndpoint = Object.values(description.props).some((p) => p.type === HTTP);
       const endpointId = needsEndpoint ? (current.endpointId ?? newId("en", clock.now())) : undefined;
-      const next = { id: current.id, workspaceId, props: stored, endpointId };
+      const next = { id: current.id, workspaceId, props: stored, endpointId, meta };
       const changedInstance = codeChanged || propsChanged || next.endpointId !== current.endpointId;
 
       const oldMounted = current.active || changedInstance ? await mountedFor(current) : undefined;
@@ -906,6 +1067,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
         props: stored,
         active,
         endpointId: endpointId ?? null,
+        meta: meta ?? null,
         customResponse: Object.values(description.props).some(
           (p) => p.type === HTTP && p.customResponse === true,
         ),
@@ -1044,13 +1206,13 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     args: OptionsArgs & { props?: Record<string, unknown> } = {},
   ): Promise<{ options: unknown[]; context?: unknown }> {
     let saved: SavedComponent;
-    let base: Pick<DeployedComponent, "id" | "workspaceId" | "props" | "endpointId">;
+    let base: Pick<DeployedComponent, "id" | "workspaceId" | "props" | "endpointId" | "meta">;
     if (target.sourceId) {
       const dc = await sourceOrThrow(workspaceId, target.sourceId);
       saved = await savedOrThrow(workspaceId, dc.savedComponentId);
       base = dc;
     } else if (target.componentId) {
-      saved = await savedOrThrow(workspaceId, target.componentId);
+      saved = await componentFor(workspaceId, target.componentId);
       base = { id: `${saved.id}:options`, workspaceId, props: {}, endpointId: undefined };
     } else throw new HooklineError("bad_request", "options need a componentId or a sourceId");
     const description = saved.description as ComponentDescription;
@@ -1094,6 +1256,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     store,
     webhooks,
     subscriptions,
+    registry: registry.api,
     accounts: {
       async create(workspaceId, input) {
         if (typeof input.app !== "string" || !/^[a-z0-9_]+$/.test(input.app)) {
@@ -1166,8 +1329,8 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       async save(workspaceId, input) {
         return componentView(await saveCode(workspaceId, input));
       },
-      async get(workspaceId, id) {
-        return componentView(await savedOrThrow(workspaceId, id));
+      async get(workspaceId, idOrKey) {
+        return componentView(await componentFor(workspaceId, idOrKey));
       },
       async list(workspaceId) {
         return (await store.savedComponents.list(workspaceId)).map(componentView);
@@ -1190,25 +1353,11 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
           throw new HooklineError("payload_too_large", "component code is over 1 MB");
         return text;
       },
-      async reloadProps(workspaceId, componentId, configured) {
-        const saved = await savedOrThrow(workspaceId, componentId);
+      async reloadProps(workspaceId, componentId, configured, reloadOptions = {}) {
+        const saved = await componentFor(workspaceId, componentId);
         const description = saved.description as ComponentDescription;
-        if (!description.hasAdditionalProps) return description.props;
-        const mounted = await mountSource(
-          { id: `${saved.id}:reload`, workspaceId, props: configured, endpointId: undefined },
-          saved,
-          new Map(),
-        );
-        try {
-          const result = await mounted.additionalProps(description.props);
-          if (result.error) {
-            const code = result.error.code === "configuration_error" ? "configuration_error" : "bad_request";
-            throw new HooklineError(code, result.error.message, { error: result.error, logs: result.logs });
-          }
-          return { ...description.props, ...(result.returnValue as Record<string, PropDescription>) };
-        } finally {
-          mounted.dispose();
-        }
+        const previous = { ...description.props, ...(reloadOptions.previous ?? {}) };
+        return finalProps(description, await additionalPropsFor(workspaceId, saved, configured, previous));
       },
     },
     sources: {
@@ -1268,6 +1417,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     },
     async close() {
       closed = true;
+      await fanout.close();
       if (timerLoop) clearTimeout(timerLoop);
       await Promise.all([...queues.values()]);
       await worker?.stop();

@@ -1,5 +1,5 @@
 import type { PGlite } from "@electric-sql/pglite";
-import type { Pool, PoolClient } from "pg";
+import type { Client, ClientConfig, Pool, PoolClient } from "pg";
 
 /** A result row as a driver returns it: column name to value. */
 export type SqlRow = Record<string, unknown>;
@@ -17,7 +17,27 @@ export interface SqlClient {
    * issues `BEGIN`/`COMMIT` on the client itself (only correct for a single connection).
    */
   transaction?<T>(fn: (client: SqlClient) => Promise<T>): Promise<T>;
+  /**
+   * Starts listening on a notification `channel` (Postgres `LISTEN`), on a connection of its own
+   * when the driver needs one: `onNotify` gets each payload sent with `NOTIFY`/`pg_notify` on that
+   * channel; `onLost` is called once if the connection breaks (the listener is then dead: call
+   * `listen` again to resume). Rejects when it cannot start. Absent: the store has no notifications.
+   */
+  listen?(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onLost: (error: unknown) => void,
+  ): Promise<SqlListener>;
 }
+
+/** A running listener started by {@link SqlClient.listen}. */
+export interface SqlListener {
+  /** Stops listening (and closes the dedicated connection, if any). */
+  close(): Promise<void>;
+}
+
+/** Quotes an identifier for SQL text (`LISTEN "name"`). */
+const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * Runs `fn` in a transaction of `client`: through `client.transaction` when it has one, otherwise
@@ -84,14 +104,119 @@ export function pgliteClient(db: PGlite): SqlClient {
         ),
       );
     },
+    async listen(channel, onNotify) {
+      // In-process: PGlite delivers notifications of its own (single) connection to every listener
+      // registered here, once the notifying transaction commits. There is no connection to lose.
+      const unlisten = await db.listen(channel, onNotify);
+      return {
+        async close() {
+          if (!db.closed) await unlisten();
+        },
+      };
+    },
+  };
+}
+
+/** Options of {@link pgPoolClient}. */
+export interface PgPoolClientOptions {
+  /**
+   * The connection used to `LISTEN` for notifications (a dedicated `pg.Client`, outside the pool):
+   * `true` (default) connects with the pool's own settings; a `pg` client config connects elsewhere
+   * (such as directly to Postgres when the pool goes through a transaction-mode PgBouncer, which
+   * cannot hold a `LISTEN`); `false` turns notifications off (workers then only poll).
+   */
+  listen?: boolean | ClientConfig;
+  /**
+   * How often the listening connection is checked with `SELECT 1`, in milliseconds (30 s by default); a
+   * check failing or taking longer than this counts as a lost connection.
+   */
+  listenCheckMs?: number;
+}
+
+/** Default interval of the health check of a `pg` listening connection: 30 seconds. */
+const LISTEN_CHECK_MS = 30_000;
+
+/**
+ * Opens a dedicated `pg` client that LISTENs on `channel`: notifications go to `onNotify`; an error,
+ * an end or a failed health check closes it and calls `onLost` once.
+ */
+async function pgListen(
+  ClientClass: new (config: ClientConfig) => Client,
+  config: ClientConfig,
+  checkMs: number,
+  channel: string,
+  onNotify: (payload: string) => void,
+  onLost: (error: unknown) => void,
+): Promise<SqlListener> {
+  const client = new ClientClass({
+    application_name: "hookline-listen",
+    ...config,
+    keepAlive: true,
+  });
+  let done = false;
+  let check: NodeJS.Timeout | undefined;
+  const finish = (error: unknown): void => {
+    if (done) return;
+    done = true;
+    clearInterval(check);
+    client.removeAllListeners("notification");
+    // Ends the socket whatever its state; errors of a broken connection are expected here.
+    client.end().catch(() => undefined);
+    onLost(error);
+  };
+  client.on("error", (error) => finish(error));
+  client.on("end", () => finish(new Error("The LISTEN connection ended")));
+  client.on("notification", (message) => {
+    if (message.channel === channel) onNotify(message.payload ?? "");
+  });
+  try {
+    await client.connect();
+    // Like the pool's idle connections, this one alone does not keep the process running.
+    (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+    await client.query(`LISTEN ${quoteIdent(channel)}`);
+  } catch (error) {
+    done = true;
+    client.removeAllListeners("notification");
+    await client.end().catch(() => undefined);
+    throw error;
+  }
+  let checking = false;
+  check = setInterval(() => {
+    if (checking || done) return;
+    checking = true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("The LISTEN connection did not answer")), checkMs);
+    });
+    Promise.race([client.query("SELECT 1"), timeout])
+      .then(
+        () => undefined,
+        (error: unknown) => finish(error),
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        checking = false;
+      });
+  }, checkMs);
+  check.unref?.();
+  return {
+    async close() {
+      if (done) return;
+      done = true;
+      clearInterval(check);
+      client.removeAllListeners("notification");
+      await client.end().catch(() => undefined);
+    },
   };
 }
 
 /**
  * Adapts a `pg` connection pool: single statements use `pool.query`, transactions check out one
- * connection and run `BEGIN`/`COMMIT` (or `ROLLBACK`) on it.
+ * connection and run `BEGIN`/`COMMIT` (or `ROLLBACK`) on it. Notifications (`listen`) use one more
+ * connection outside the pool, opened with the pool's settings while the store has subscribers.
  *
  * @param pool - The pool; the caller owns it and ends it after closing the store.
+ * @param options - Where and whether to `LISTEN` (see {@link PgPoolClientOptions}).
  * @example
  * ```ts
  * import pg from "pg";
@@ -100,8 +225,12 @@ export function pgliteClient(db: PGlite): SqlClient {
  * const store = await createSqlStore(pgPoolClient(pool));
  * ```
  */
-export function pgPoolClient(pool: Pool): SqlClient {
-  return {
+export function pgPoolClient(pool: Pool, options: PgPoolClientOptions = {}): SqlClient {
+  const listenTo = options.listen ?? true;
+  const checkMs = options.listenCheckMs ?? LISTEN_CHECK_MS;
+  // pg-pool keeps the client class it makes connections with (pg.Client, or the pool's `Client` option).
+  const ClientClass = (pool as unknown as { Client?: new (config: ClientConfig) => Client }).Client;
+  const client: SqlClient = {
     async query(text, params) {
       const result = await pool.query(text, params);
       return { rows: result.rows as SqlRow[] };
@@ -132,6 +261,12 @@ export function pgPoolClient(pool: Pool): SqlClient {
       }
     },
   };
+  if (listenTo !== false && ClientClass) {
+    const config: ClientConfig = listenTo === true ? { ...(pool.options as ClientConfig) } : listenTo;
+    client.listen = (channel, onNotify, onLost) =>
+      pgListen(ClientClass, config, checkMs, channel, onNotify, onLost);
+  }
+  return client;
 }
 
 /**

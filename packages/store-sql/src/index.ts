@@ -7,11 +7,13 @@
 export type { Store } from "@hookline/store";
 export {
   openPglite,
+  type PgPoolClientOptions,
   pgliteClient,
   pgPoolClient,
   type SqlClient,
+  type SqlListener,
   type SqlRow,
   withTransaction,
 } from "./clients.js";
 export { MIGRATION_LOCK_KEY, MIGRATIONS, type Migration, migrate, splitStatements } from "./migrations.js";
-export { createSqlStore, type SqlStoreOptions } from "./sql-store.js";
+export { createSqlStore, type NotifyOptions, type SqlStoreOptions } from "./sql-store.js";

@@ -214,6 +214,15 @@ CREATE TABLE attempts (
 CREATE INDEX attempts_delivery ON attempts (delivery_id, ord);
 `,
   },
+  {
+    id: 2,
+    name: "pending deliveries by webhook",
+    // The per-webhook claim walks the webhooks that have pending rows and takes each one's earliest
+    // due rows from this index, instead of ranking every due row.
+    sql: `
+CREATE INDEX deliveries_pending_webhook ON deliveries (webhook_id, next_attempt_at, id) WHERE state = 'pending';
+`,
+  },
 ];
 
 /** Splits a migration into its statements (see {@link Migration.sql}). */

@@ -24,8 +24,11 @@ import {
   type WebhookSecret,
   type Workspace,
 } from "@hookline/store";
+import { channelFor, createNotifier, type NotifyOptions, type SqlNotifier } from "./_notify.js";
 import { type SqlClient, type SqlRow, withTransaction } from "./clients.js";
 import { migrate } from "./migrations.js";
+
+export type { NotifyOptions } from "./_notify.js";
 
 /** Options of {@link createSqlStore}. */
 export interface SqlStoreOptions {
@@ -33,6 +36,14 @@ export interface SqlStoreOptions {
   now?: () => number;
   /** Skip running {@link migrate} (when the schema is migrated by hand or by another process). */
   skipMigrations?: boolean;
+  /**
+   * Change notifications over `LISTEN`/`NOTIFY` (see {@link NotifyOptions}): on by default, on the
+   * channel `hookline_<schema>`. Writes that make deliveries due, and appends of events and log lines,
+   * send a `NOTIFY` in their transaction; `store.notifications` (present when the client can
+   * `listen`) passes them to subscribers, such as idle delivery workers and the SSE fan-out.
+   * `false` sends and listens to nothing (workers then only poll).
+   */
+  notifications?: NotifyOptions | false;
 }
 
 /** The advisory lock key serializing claims that use `perWebhookLimit` (they count rows in flight). */
@@ -407,6 +418,21 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
   if (!options.skipMigrations) await migrate(client);
   const clock = options.now ?? Date.now;
   let closed = false;
+  let notifier: SqlNotifier | undefined;
+  if (options.notifications !== false) {
+    let channel = options.notifications?.channel;
+    if (channel === undefined) {
+      const { rows } = await client.query("SELECT current_schema() AS schema");
+      channel = channelFor(str(rows[0]?.schema ?? "public"));
+    }
+    notifier = createNotifier(client, channel, options.notifications || {});
+  }
+  /** `pg_notify` of a "deliveries are due" notice, as a select-list item guarded by `condition`. */
+  const notifyDueWhen = (condition: string, params: unknown[]): string => {
+    if (!notifier) return "NULL";
+    params.push(notifier.channel, notifier.duePayload());
+    return `CASE WHEN ${condition} THEN pg_notify($${params.length - 1}, $${params.length}) END`;
+  };
 
   const open = (): void => {
     if (closed) throw new StoreError("closed", "The store is closed");
@@ -908,6 +934,23 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
               tx,
             );
           }
+          if (notifier && result.length > 0) {
+            // Sent on commit, never for a rollback: listeners read committed rows.
+            const payloads = notifier.eventPayloads(
+              workspaceId,
+              emitterId,
+              result.map((row) => row.seq).sort((a, b) => a - b),
+              deliveries.length > 0,
+            );
+            if (payloads.length > 0) {
+              await run(
+                `SELECT ${payloads.map((_, i) => `pg_notify($1, $${i + 2})`).join(", ")}`,
+                [notifier.channel, ...payloads],
+                undefined,
+                tx,
+              );
+            }
+          }
           return result;
         });
       },
@@ -1004,13 +1047,21 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
               line.message,
               line.ts,
             ]);
-            const rows = await run(
-              `INSERT INTO logs (workspace_id, component_id, level, message, ts)
-               VALUES ${placeholders(chunk.length, columnsPerRow)} RETURNING seq`,
-              params,
-              undefined,
-              db,
-            );
+            let text = `INSERT INTO logs (workspace_id, component_id, level, message, ts)
+               VALUES ${placeholders(chunk.length, columnsPerRow)} RETURNING seq`;
+            if (notifier && Buffer.byteLength(workspaceId + componentId) < 4_000) {
+              // One statement: the lines and a notice of their seq range (sent on commit).
+              const n = params.length;
+              params.push(notifier.channel, notifier.origin, workspaceId, componentId);
+              text = `WITH ins AS (${text}), note AS (
+                  SELECT pg_notify($${n + 1}, json_build_object('o', $${n + 2}::text, 't', 'l',
+                    'w', $${n + 3}::text, 'c', $${n + 4}::text,
+                    'r', json_build_array(json_build_array(min(seq), max(seq))))::text) AS sent
+                  FROM ins
+                )
+                SELECT seq, (SELECT count(*) FROM note) AS noted FROM ins`;
+            }
+            const rows = await run(text, params, undefined, db);
             // Sequence values are drawn in VALUES order.
             const seqs = rows.map((row) => num(row.seq)).sort((a, b) => a - b);
             chunk.forEach((line, i) => {
@@ -1281,20 +1332,35 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
                 FOR UPDATE SKIP LOCKED`;
             } else {
               params.push(Math.floor(perWebhookLimit));
+              // Set-based and bounded by the webhooks, not the backlog: walk the distinct webhooks that
+              // have pending rows (a loose index scan of deliveries_pending_webhook), take each one's
+              // earliest due rows up to its free slots (the limit minus its rows in flight under a live
+              // lease), then the earliest of those overall.
               picked = `
-                WITH in_flight AS (
+                WITH RECURSIVE hooks AS (
+                  (SELECT d.webhook_id FROM deliveries d WHERE d.state = 'pending'
+                   ORDER BY d.webhook_id LIMIT 1)
+                  UNION ALL
+                  SELECT (SELECT d.webhook_id FROM deliveries d
+                          WHERE d.state = 'pending' AND d.webhook_id > h.webhook_id
+                          ORDER BY d.webhook_id LIMIT 1)
+                  FROM hooks h WHERE h.webhook_id IS NOT NULL
+                ), in_flight AS (
                   SELECT webhook_id, count(*) AS n FROM deliveries
                   WHERE state = 'delivering' AND lease_expires_at > $1
                   GROUP BY webhook_id
-                ), ranked AS (
-                  SELECT d.id, d.next_attempt_at, d.webhook_id,
-                    row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS rn
-                  FROM deliveries d
-                  WHERE d.state = 'pending' AND d.next_attempt_at <= $1
                 ), allowed AS (
-                  SELECT r.id FROM ranked r LEFT JOIN in_flight f ON f.webhook_id = r.webhook_id
-                  WHERE r.rn + coalesce(f.n, 0) <= $5
-                  ORDER BY r.next_attempt_at, r.id
+                  SELECT p.id, p.next_attempt_at
+                  FROM hooks h
+                  LEFT JOIN in_flight f ON f.webhook_id = h.webhook_id
+                  CROSS JOIN LATERAL (
+                    SELECT d.id, d.next_attempt_at FROM deliveries d
+                    WHERE d.webhook_id = h.webhook_id AND d.state = 'pending' AND d.next_attempt_at <= $1
+                    ORDER BY d.next_attempt_at, d.id
+                    LIMIT least(greatest($5::bigint - coalesce(f.n, 0), 0), $2::bigint)
+                  ) p
+                  WHERE h.webhook_id IS NOT NULL
+                  ORDER BY p.next_attempt_at, p.id
                   LIMIT $2
                 )
                 SELECT d.id, d.event_id, d.webhook_id FROM deliveries d
@@ -1351,12 +1417,23 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
       async complete(id, owner, outcome) {
         const at = outcome.at ?? clock();
         const nextAttemptAt = outcome.state === "pending" ? (outcome.nextAttemptAt ?? at) : null;
-        const rows = await run(
-          `UPDATE deliveries SET state = $3, next_attempt_at = coalesce($4::bigint, next_attempt_at),
+        const params: unknown[] = [
+          id,
+          owner,
+          outcome.state,
+          nextAttemptAt,
+          outcome.status ?? null,
+          outcome.error ?? null,
+          at,
+        ];
+        let text = `UPDATE deliveries SET state = $3, next_attempt_at = coalesce($4::bigint, next_attempt_at),
              last_status = $5, last_error = $6, lease_owner = NULL, lease_expires_at = NULL, updated_at = $7
-           WHERE id = $1 AND state = 'delivering' AND lease_owner = $2 RETURNING id`,
-          [id, owner, outcome.state, nextAttemptAt, outcome.status ?? null, outcome.error ?? null, at],
-        );
+           WHERE id = $1 AND state = 'delivering' AND lease_owner = $2 RETURNING id`;
+        if (notifier && nextAttemptAt !== null && nextAttemptAt <= at) {
+          // Released as due now (such as by a stopping worker): wake the other workers.
+          text = `WITH done AS (${text}) SELECT id, ${notifyDueWhen("true", params)} AS noted FROM done`;
+        }
+        const rows = await run(text, params);
         return rows.length > 0;
       },
       async recordAttempt(input) {
@@ -1394,12 +1471,13 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
         return rows.map(toAttempt);
       },
       async sweep(now) {
+        const params: unknown[] = [now];
         const rows = await run(
           `WITH swept AS (
              UPDATE deliveries SET state = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
              WHERE state = 'delivering' AND coalesce(lease_expires_at, 0) <= $1 RETURNING 1
-           ) SELECT count(*) AS n FROM swept`,
-          [now],
+           ) SELECT n, ${notifyDueWhen("n > 0", params)} AS noted FROM (SELECT count(*) AS n FROM swept) c`,
+          params,
         );
         return countOf(rows);
       },
@@ -1439,17 +1517,21 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
         return page;
       },
       async retry(workspaceId, id, now) {
+        const params: unknown[] = [workspaceId, id, now];
         const rows = await run(
-          `UPDATE deliveries d SET state = 'pending', next_attempt_at = $3, updated_at = $3
-           WHERE d.workspace_id = $1 AND d.id = $2 AND d.state <> 'delivering'
-             AND EXISTS (SELECT 1 FROM events e WHERE e.id = d.event_id)
-             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id)
-           RETURNING d.id`,
-          [workspaceId, id, now],
+          `WITH retried AS (
+             UPDATE deliveries d SET state = 'pending', next_attempt_at = $3, updated_at = $3
+             WHERE d.workspace_id = $1 AND d.id = $2 AND d.state <> 'delivering'
+               AND EXISTS (SELECT 1 FROM events e WHERE e.id = d.event_id)
+               AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id)
+             RETURNING 1
+           ) SELECT n, ${notifyDueWhen("n > 0", params)} AS noted FROM (SELECT count(*) AS n FROM retried) c`,
+          params,
         );
-        return rows.length > 0;
+        return countOf(rows) > 0;
       },
       async recover(workspaceId, webhookId, window, now) {
+        const params: unknown[] = [workspaceId, webhookId, window.since, window.until ?? null, now];
         const rows = await run(
           `WITH recovered AS (
              UPDATE deliveries d SET state = 'pending', next_attempt_at = $5, updated_at = $5
@@ -1458,8 +1540,8 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
                AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = $2 AND w.workspace_id = $1)
                AND EXISTS (SELECT 1 FROM events e WHERE e.id = d.event_id)
              RETURNING 1
-           ) SELECT count(*) AS n FROM recovered`,
-          [workspaceId, webhookId, window.since, window.until ?? null, now],
+           ) SELECT n, ${notifyDueWhen("n > 0", params)} AS noted FROM (SELECT count(*) AS n FROM recovered) c`,
+          params,
         );
         return countOf(rows);
       },
@@ -1467,7 +1549,11 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
 
     async close() {
       closed = true;
+      await notifier?.close();
     },
   };
+  // Subscribers get notices only when the client can LISTEN; writers send them either way.
+  if (notifier && client.listen)
+    store.notifications = { subscribe: (fn) => (notifier as SqlNotifier).subscribe(fn) };
   return store;
 }

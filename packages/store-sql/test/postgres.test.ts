@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { StoreNotice } from "@hookline/store";
 import { runStoreConformance } from "@hookline/store/testing";
 import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +9,14 @@ import { loadPg } from "./load-pg.js";
 // Runs only when HOOKLINE_TEST_PG_URL points at a Postgres database, such as
 // HOOKLINE_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/test npx vitest run --project store-sql
 const url = process.env.HOOKLINE_TEST_PG_URL;
+
+const until = async (predicate: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
 
 describe.skipIf(!url)("Postgres", () => {
   const schema = `hl_test_${randomBytes(6).toString("hex")}`;
@@ -39,6 +48,56 @@ describe.skipIf(!url)("Postgres", () => {
   });
 
   runStoreConformance("postgres", () => createSqlStore(pgPoolClient(poolFor(schema))), { timeout: 30_000 });
+
+  describe("notifications over LISTEN/NOTIFY", () => {
+    it("reach another node's store; a killed LISTEN connection is re-opened and resyncs", async () => {
+      if (!pg || !admin) throw new Error("HOOKLINE_TEST_PG_URL is not set");
+      const appName = `hl_listen_${randomBytes(4).toString("hex")}`;
+      const listenConfig = {
+        connectionString: url,
+        options: `-c search_path=${schema}`,
+        application_name: appName,
+      };
+      const a = await createSqlStore(pgPoolClient(poolFor(schema), { listen: listenConfig }), {
+        notifications: { reconnectMinMs: 50 },
+      });
+      const b = await createSqlStore(pgPoolClient(poolFor(schema)));
+      const off = await createSqlStore(pgPoolClient(poolFor(schema), { listen: false }));
+      expect(off.notifications).toBeUndefined();
+      const seen: StoreNotice[] = [];
+      const unsubscribe = a.notifications?.subscribe((notice) => seen.push(notice));
+      const listening = async () =>
+        (
+          await admin!.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [
+            appName,
+          ])
+        ).rows[0].n as number;
+      await until(async () => (await listening()) === 1);
+
+      const ws = await b.workspaces.create({ name: "n" });
+      const emit = () => b.events.append(ws.id, "dc_pg", [{ channel: "default", ts: 1, body: {} }]);
+      const [first] = await emit();
+      await until(() => seen.length > 0);
+      expect(seen).toEqual([
+        { kind: "events", local: false, workspaceId: ws.id, emitterId: "dc_pg", seqs: [first?.seq] },
+      ]);
+
+      seen.length = 0;
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+        [appName],
+      );
+      await until(() => seen.some((n) => n.kind === "resync"));
+      expect(await listening()).toBe(1);
+      const [second] = await emit();
+      await until(() => seen.some((n) => n.kind === "events"));
+      expect(seen.find((n) => n.kind === "events")).toMatchObject({ seqs: [second?.seq], local: false });
+
+      unsubscribe?.();
+      await until(async () => (await listening()) === 0);
+      await Promise.all([a.close(), b.close(), off.close()]);
+    });
+  });
 
   describe("migrations", () => {
     it("applies every migration once; concurrent migrate calls do not fail", async () => {

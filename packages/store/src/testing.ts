@@ -4,14 +4,14 @@
  * @packageDocumentation
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ClaimedDelivery, DeployedComponent, EventInput, Store, Webhook } from "./types.js";
+import type { ClaimedDelivery, DeployedComponent, EventInput, Store, StoreNotice, Webhook } from "./types.js";
 import { StoreError } from "./types.js";
 
 /** Options of {@link runStoreConformance}. */
 export interface ConformanceOptions {
   /** Titles of tests to skip (for a known, documented limitation of an adapter). */
   skip?: string[];
-  /** Timeout of each test in milliseconds (vitest's default when absent). */
+  /** Timeout of each test, and of making the store, in milliseconds (vitest's default when absent). */
   timeout?: number;
 }
 
@@ -53,7 +53,7 @@ export function runStoreConformance(
 
     beforeAll(async () => {
       store = await factory();
-    });
+    }, options.timeout);
 
     afterAll(async () => {
       if (store) await expect(store.close()).resolves.toBeUndefined();
@@ -1237,6 +1237,148 @@ export function runStoreConformance(
     });
 
     // ---- cross-cutting ------------------------------------------------------------------------
+
+    describe("notifications", () => {
+      /** Runs only when the store has notifications (they are optional). */
+      const withNotices = (title: string, fn: (notices: StoreNotice[]) => Promise<void>): void => {
+        const run = async (ctx: { skip: () => void }): Promise<void> => {
+          const notifications = store.notifications;
+          if (!notifications) {
+            ctx.skip();
+            return;
+          }
+          const notices: StoreNotice[] = [];
+          const unsubscribe = notifications.subscribe((notice) => notices.push(notice));
+          try {
+            await fn(notices);
+          } finally {
+            unsubscribe();
+          }
+        };
+        if (options.skip?.includes(title)) it.skip(title, run);
+        else it(title, run, options.timeout);
+      };
+
+      /** Waits (up to 5 s) until `predicate` holds: notices may arrive after the write resolves. */
+      const eventually = async (predicate: () => boolean): Promise<void> => {
+        const deadline = Date.now() + 5_000;
+        while (!predicate()) {
+          if (Date.now() > deadline) throw new Error("the expected notice did not arrive");
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+      const due = (notices: StoreNotice[]) => notices.filter((n) => n.kind === "deliveries").length;
+      const seqsOf = (notices: StoreNotice[], emitterId: string): number[] =>
+        notices.flatMap((n) => (n.kind === "events" && n.emitterId === emitterId ? n.seqs : []));
+
+      // A subscriber may be connected only some time after subscribe() returns: settle it first.
+      const settle = async (notices: StoreNotice[]): Promise<void> => {
+        const ws = await workspace("settle");
+        const probe = await component(ws);
+        for (let i = 0; i < 50 && seqsOf(notices, probe.id).length === 0; i++) {
+          await store.events.append(ws, probe.id, events(1, 1));
+          for (let wait = 0; wait < 10 && seqsOf(notices, probe.id).length === 0; wait++) {
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        }
+        await eventually(() => seqsOf(notices, probe.id).length > 0);
+        notices.length = 0;
+      };
+
+      withNotices("the outbox announces its events and, with them, due deliveries", async (notices) => {
+        await settle(notices);
+        const now = nextWindow();
+        const { ws, emitter, appended } = await outbox(3, now, 2);
+        await eventually(() => seqsOf(notices, emitter.id).length === 3 && due(notices) > 0);
+        expect(seqsOf(notices, emitter.id)).toEqual(appended.map((e) => e.seq));
+        const notice = notices.find((n) => n.kind === "events" && n.emitterId === emitter.id);
+        expect(notice).toMatchObject({ kind: "events", local: true, workspaceId: ws, emitterId: emitter.id });
+        expect(notices.find((n) => n.kind === "deliveries")).toEqual({ kind: "deliveries", local: true });
+
+        // Events without subscribers: announced, but no deliveries became due.
+        notices.length = 0;
+        const quiet = await component(ws);
+        const [event] = await store.events.append(ws, quiet.id, events(1, now));
+        await eventually(() => seqsOf(notices, quiet.id).length === 1);
+        expect(seqsOf(notices, quiet.id)).toEqual([event!.seq]);
+        expect(due(notices)).toBe(0);
+      });
+
+      withNotices("log appends are announced with their seqs", async (notices) => {
+        await settle(notices);
+        const ws = await workspace();
+        const dc = await component(ws);
+        const lines = await store.logs.append(ws, dc.id, [
+          { level: "info", message: "one", ts: 1 },
+          { level: "warn", message: "two", ts: 2 },
+        ]);
+        const logSeqs = () =>
+          notices.flatMap((n) => (n.kind === "logs" && n.componentId === dc.id ? n.seqs : []));
+        await eventually(() => logSeqs().length >= 2);
+        expect(logSeqs()).toEqual(lines.map((line) => line.seq));
+        expect(notices.find((n) => n.kind === "logs")).toMatchObject({
+          local: true,
+          workspaceId: ws,
+          componentId: dc.id,
+        });
+      });
+
+      withNotices(
+        "retry, recover, a release due now and a sweep announce due deliveries",
+        async (notices) => {
+          await settle(notices);
+          const now = nextWindow();
+          const { ws, webhooks, deliveryIds } = await outbox(3, now);
+          const [a, b, c] = deliveryIds as [string, string, string];
+          const ours = new Set(deliveryIds);
+          const rows = await drain(ours, () =>
+            store.deliveries.claim({ owner: "n", now, leaseMs: 1000, limit: 100 }),
+          );
+          expect(rows).toHaveLength(3);
+          await eventually(() => due(notices) > 0); // the outbox's own notice
+          notices.length = 0;
+
+          expect(await store.deliveries.complete(a, "n", { state: "failed", at: now })).toBe(true);
+          expect(await store.deliveries.retry(ws, a, now)).toBe(true);
+          await eventually(() => due(notices) > 0);
+
+          notices.length = 0;
+          expect(
+            await store.deliveries.complete(b, "n", { state: "pending", nextAttemptAt: now, at: now }),
+          ).toBe(true);
+          await eventually(() => due(notices) > 0);
+
+          notices.length = 0;
+          expect(await store.deliveries.sweep(now + 1000)).toBeGreaterThanOrEqual(1); // c's lease expired
+          await eventually(() => due(notices) > 0);
+
+          notices.length = 0;
+          const again = await drain(ours, () =>
+            store.deliveries.claim({ owner: "m", now: now + 1000, leaseMs: 1000, limit: 100 }),
+          );
+          expect(again.map((row) => row.id).sort()).toEqual([a, b, c].sort());
+          for (const row of again) {
+            await store.deliveries.complete(row.id, "m", { state: "failed", at: now + 1000 });
+          }
+          expect(await store.deliveries.recover(ws, webhooks[0]!.id, { since: now }, now + 2000)).toBe(3);
+          await eventually(() => due(notices) > 0);
+          expect(notices.every((n) => n.local)).toBe(true);
+        },
+      );
+
+      withNotices("an unsubscribed listener gets nothing more", async (notices) => {
+        await settle(notices);
+        const late: StoreNotice[] = [];
+        const unsubscribe = store.notifications!.subscribe((notice) => late.push(notice));
+        unsubscribe();
+        unsubscribe(); // twice is harmless
+        const ws = await workspace();
+        const dc = await component(ws);
+        await store.events.append(ws, dc.id, events(1, 1));
+        await eventually(() => seqsOf(notices, dc.id).length === 1); // the other subscriber got it
+        expect(late).toEqual([]);
+      });
+    });
 
     describe("isolation", () => {
       test("another workspace sees nothing and changes nothing", async () => {

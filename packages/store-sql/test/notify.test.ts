@@ -1,0 +1,154 @@
+import { PGlite } from "@electric-sql/pglite";
+import type { StoreNotice } from "@hookline/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { channelFor, createNotifier, decodePayload, MAX_PAYLOAD_BYTES, toRanges } from "../src/_notify.js";
+import { createSqlStore, pgliteClient, type SqlClient, type SqlListener } from "../src/index.js";
+
+const until = async (predicate: () => boolean, timeoutMs = 5_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+describe("notification payloads", () => {
+  it("compress seqs into ranges and stay under the NOTIFY limit, however many", () => {
+    expect(toRanges([1, 2, 3, 7, 9, 10])).toEqual([
+      [1, 3],
+      [7, 7],
+      [9, 10],
+    ]);
+    const notifier = createNotifier({ query: async () => ({ rows: [] }) }, "hookline_test");
+    // every other number: no run compresses, so the ranges need several payloads
+    const seqs = Array.from({ length: 3_000 }, (_, i) => 1_000_000_000 + 2 * i);
+    const payloads = notifier.eventPayloads("ws_1", "dc_1", seqs, true);
+    expect(payloads.length).toBeGreaterThan(1);
+    for (const payload of payloads) expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(MAX_PAYLOAD_BYTES);
+    const notices = payloads.flatMap((payload) => decodePayload(payload, "someone-else"));
+    expect(notices.flatMap((n) => (n.kind === "events" ? n.seqs : []))).toEqual(seqs);
+    expect(notices.every((n) => !n.local)).toBe(true);
+    expect(notices.filter((n) => n.kind === "deliveries")).toHaveLength(payloads.length);
+    expect(decodePayload(notifier.duePayload(), notifier.origin)).toEqual([
+      { kind: "deliveries", local: true },
+    ]);
+    // never one of ours: ignored
+    for (const junk of ["", "not json", "null", "[]", '{"t":"e","r":[[5,1]]}', '{"t":"x"}']) {
+      expect(decodePayload(junk, notifier.origin)).toEqual([]);
+    }
+    expect(channelFor("Tenant-A.1")).toBe("hookline_tenant_a_1");
+    expect(channelFor("x".repeat(100))).toHaveLength(63);
+  });
+});
+
+describe("a lost LISTEN connection", () => {
+  it("is re-opened with growing backoff, then subscribers get a resync notice", async () => {
+    const attempts: number[] = [];
+    let failuresLeft = 3;
+    let deliver: ((payload: string) => void) | undefined;
+    let lose: ((error: unknown) => void) | undefined;
+    let open = 0;
+    const client: SqlClient = {
+      query: async () => ({ rows: [] }),
+      async listen(_channel, onNotify, onLost): Promise<SqlListener> {
+        attempts.push(Date.now());
+        if (failuresLeft-- > 0) throw new Error("connection refused");
+        deliver = onNotify;
+        // a broken connection is closed by the client before it reports the loss
+        lose = (error) => {
+          open--;
+          onLost(error);
+        };
+        open++;
+        return {
+          async close() {
+            open--;
+          },
+        };
+      },
+    };
+    const errors: unknown[] = [];
+    const notifier = createNotifier(client, "hookline_test", {
+      reconnectMinMs: 20,
+      reconnectMaxMs: 200,
+      onError: (error) => errors.push(error),
+    });
+    const notices: StoreNotice[] = [];
+    const unsubscribe = notifier.subscribe((notice) => notices.push(notice));
+    // the first attempt and three failed ones, 20, 40 and 80 ms apart (+-20 %), then connected
+    await until(() => open === 1);
+    expect(attempts).toHaveLength(4);
+    const gaps = attempts.slice(1).map((at, i) => at - (attempts[i] as number));
+    expect(gaps[0]).toBeGreaterThanOrEqual(14);
+    expect(gaps[1]).toBeGreaterThanOrEqual(30);
+    expect(gaps[2]).toBeGreaterThanOrEqual(60);
+    expect(errors).toHaveLength(3);
+    expect(notices).toEqual([{ kind: "resync", local: false }]);
+
+    deliver?.(notifier.duePayload());
+    expect(notices.at(-1)).toEqual({ kind: "deliveries", local: true });
+
+    // the connection breaks: reconnected after the (reset) minimum delay, and a resync notice
+    notices.length = 0;
+    const lostAt = Date.now();
+    lose?.(new Error("terminating connection due to administrator command"));
+    await until(() => notices.length > 0);
+    expect(notices).toEqual([{ kind: "resync", local: false }]);
+    expect(Date.now() - lostAt).toBeLessThan(1_000);
+    expect(attempts).toHaveLength(5);
+    expect(open).toBe(1);
+
+    // the last unsubscribe closes the connection; a new subscriber opens one again
+    unsubscribe();
+    await until(() => open === 0);
+    const again = notifier.subscribe(() => undefined);
+    await until(() => open === 1);
+    await notifier.close();
+    expect(open).toBe(0);
+    again();
+  });
+});
+
+describe("notifications between two stores on one PGlite", () => {
+  let db: PGlite;
+  beforeAll(async () => {
+    db = await PGlite.create();
+  }, 30_000);
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it("a change made through one store reaches the other's subscribers as not local", async () => {
+    const a = await createSqlStore(pgliteClient(db));
+    const b = await createSqlStore(pgliteClient(db));
+    const off = await createSqlStore(pgliteClient(db), { notifications: false });
+    expect(off.notifications).toBeUndefined();
+    const seen: StoreNotice[] = [];
+    const unsubscribe = a.notifications?.subscribe((notice) => seen.push(notice));
+    const ws = await b.workspaces.create({ name: "n" });
+    const hook = await b.webhooks.create({
+      workspaceId: ws.id,
+      url: "https://example.com",
+      active: true,
+      secrets: [],
+    });
+    await b.subscriptions.create({ workspaceId: ws.id, emitterId: "dc_1", listenerId: hook.id });
+    const events = await b.events.append(ws.id, "dc_1", [{ channel: "default", ts: 1, body: {} }]);
+    const lines = await b.logs.append(ws.id, "dc_1", [{ level: "info", message: "hi", ts: 1 }]);
+    await until(() => seen.some((n) => n.kind === "logs"));
+    expect(seen).toEqual([
+      { kind: "events", local: false, workspaceId: ws.id, emitterId: "dc_1", seqs: [events[0]?.seq] },
+      { kind: "deliveries", local: false },
+      { kind: "logs", local: false, workspaceId: ws.id, componentId: "dc_1", seqs: [lines[0]?.seq] },
+    ]);
+    // a store with notifications off sends none either
+    seen.length = 0;
+    await off.events.append(ws.id, "dc_1", [{ channel: "default", ts: 2, body: {} }]);
+    await a.logs.append(ws.id, "dc_1", [{ level: "info", message: "marker", ts: 2 }]);
+    await until(() => seen.length > 0);
+    expect(seen.map((n) => n.kind)).toEqual(["logs"]);
+    expect(seen[0]?.local).toBe(true);
+    unsubscribe?.();
+    await Promise.all([a.close(), b.close(), off.close()]);
+  });
+});
