@@ -28,7 +28,12 @@ function stream<T>(ctx: RouteContext, spec: StreamSpec<T>, sourceId: string, hea
   let cleanup = () => {};
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      let sent = lastId ?? -1;
+      // Items can arrive out of seq order when several nodes emit for one source at once (a lower
+      // seq may commit later). Each item is sent once; its `id:` is the highest seq sent so far, so
+      // a resume with Last-Event-ID never repeats what this stream already sent.
+      const floor = lastId ?? -1;
+      let high = floor;
+      const sentSeqs = new Set<number>();
       let ready = false;
       const buffered: T[] = [];
       const write = (text: string) => {
@@ -40,9 +45,11 @@ function stream<T>(ctx: RouteContext, spec: StreamSpec<T>, sourceId: string, hea
       };
       const send = (item: T) => {
         const seq = spec.seq(item);
-        if (seq <= sent) return;
-        sent = seq;
-        write(`id: ${seq}\nevent: ${spec.event}\ndata: ${JSON.stringify(spec.json(item))}\n\n`);
+        if (seq <= floor || sentSeqs.has(seq)) return;
+        sentSeqs.add(seq);
+        if (sentSeqs.size > 8192) for (const old of sentSeqs) if (old < high - 4096) sentSeqs.delete(old);
+        high = Math.max(high, seq);
+        write(`id: ${high}\nevent: ${spec.event}\ndata: ${JSON.stringify(spec.json(item))}\n\n`);
       };
       // Subscribe before reading the backlog so nothing falls in between; buffer until then.
       const unsubscribe = spec.live(ctx.hookline, sourceId, (item) => {

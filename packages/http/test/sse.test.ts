@@ -82,6 +82,47 @@ describe.each(MODES)("SSE through %s", (mode) => {
     await resumed.close();
   });
 
+  it("sends an event that arrives out of seq order (another node committed it later) once, without repeats on resume", async () => {
+    const source = await api.call("POST", "/v1/sources", { body: { component_code: HTTP_SOURCE } });
+    const id = source.body.data.id as string;
+    const path = new URL(source.body.data.endpoint_url).pathname;
+    const hit = (n: number) =>
+      api.raw(path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ n }),
+      });
+    await hit(1); // stored before the stream opens: plays the event another node has not committed yet
+    const stream = await openStream(api, `/v1/sources/${id}/sse`);
+    await hit(2);
+    await eventually(() => expect(stream.messages).toHaveLength(1));
+    const [late] = (await api.hookline.sources.events(api.workspaceId, id, { limit: 10 })).items.filter(
+      (e) => (e.body as { n?: number }).n === 1,
+    );
+    if (!late) throw new Error("event 1 not stored");
+    // The fan-out announces the lower seq after the higher one, twice (a notice can repeat).
+    for (let i = 0; i < 2; i++) {
+      api.hookline.events.emit("emit", {
+        workspaceId: api.workspaceId,
+        sourceId: id,
+        event: late,
+        deliveryIds: [],
+        remote: true,
+      });
+    }
+    await eventually(() => expect(stream.messages).toHaveLength(2));
+    expect(stream.messages.map((m) => JSON.parse(m.data).event)).toEqual([{ n: 2 }, { n: 1 }]);
+    // Its id is the highest seq sent, so resuming from it repeats nothing.
+    expect(stream.messages[1]?.id).toBe(stream.messages[0]?.id);
+    const lastSeen = stream.messages[1]?.id as string;
+    await stream.close();
+    await hit(3);
+    const resumed = await openStream(api, `/v1/sources/${id}/sse`, lastSeen);
+    await eventually(() => expect(resumed.messages).toHaveLength(1));
+    expect(JSON.parse(resumed.messages[0]?.data ?? "{}").event).toEqual({ n: 3 });
+    await resumed.close();
+  });
+
   it("streams log lines", async () => {
     const code = `export default { name: "Talker", version: "0.1.0", run(e) { console.log("hello " + e.n); } };`;
     const source = await api.call("POST", "/v1/sources", { body: { component_code: code } });
