@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROUTES } from "../src/index.js";
+import { type Api, MODES, startApi } from "./_harness.js";
+
+// A sweep over every route the router serves (new routes are covered as they are added): each
+// answers 401 with a code without a key, and each route about one resource answers 404
+// `not_found` for an id that does not exist, whatever its body.
+const PUBLIC = new Set(["GET /v1/openapi.json"]);
+// The fields a route validates before it looks the resource up.
+const MINIMAL_BODY: Record<string, Record<string, unknown>> = {
+  "POST /v1/webhooks/{id}/recover": { since: 0 },
+};
+const fill = (path: string) =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) => (name === "prop" ? "some_prop" : `${name}_missing`));
+
+describe.each(MODES)("every route through %s", (mode) => {
+  let api: Api;
+  beforeAll(async () => {
+    api = await startApi(mode);
+  });
+  afterAll(() => api.close());
+
+  it("answers 401 `unauthorized` without a key and with a bad key", async () => {
+    expect(ROUTES.length).toBeGreaterThan(30);
+    for (const route of ROUTES) {
+      const name = `${route.method} ${route.path}`;
+      if (PUBLIC.has(name)) continue;
+      for (const key of [null, "hk_not_a_key"]) {
+        const res = await api.call(route.method, fill(route.path), { key });
+        expect(res.status, name).toBe(401);
+        expect(res.body.error.code, name).toBe("unauthorized");
+      }
+    }
+  });
+
+  it("answers 404 `not_found` for an unknown id on every route about one resource", async () => {
+    const withId = ROUTES.filter((r) => /\{(id|key)\}/.test(r.path));
+    expect(withId.length).toBeGreaterThan(15);
+    for (const route of withId) {
+      const name = `${route.method} ${route.path}`;
+      const res = await api.call(route.method, fill(route.path), {
+        ...(route.method === "GET" || route.method === "DELETE" ? {} : { body: MINIMAL_BODY[name] ?? {} }),
+      });
+      expect(res.status, name).toBe(404);
+      expect(res.body.error.code, name).toBe("not_found");
+    }
+  });
+});
