@@ -1,22 +1,13 @@
 /** Asking for a component's missing required props at a terminal (`pd deploy` on a TTY). */
+import type { PropDescription } from "@hookline/core";
 import type { ApiClient } from "./_api.js";
 import { note, style } from "./_output.js";
 import { _toChoice, type Choice, type Prompter } from "./_prompt.js";
 import { parsePropValue } from "./_props.js";
 
-/** A prop as the API lists it in `configurable_props`. */
-export interface PropJson {
+/** A prop as the API lists it in `configurable_props`: core's description plus its name. */
+export interface PropJson extends PropDescription {
   name: string;
-  type: string;
-  label?: string;
-  description?: string;
-  optional?: boolean;
-  default?: unknown;
-  secret?: boolean;
-  min?: number;
-  max?: number;
-  options?: unknown[];
-  dynamicOptions?: boolean;
 }
 
 /** Props the user never types: interfaces and services are wired by the server. @internal */
