@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
-import { checkUrl, createGuardedLookup, type SsrfGuardOptions } from "./ssrf.js";
+import { RAW_OPTION, RAW_TEXT, type RawRequest, type RawResponse } from "./_raw-body.js";
+import { createGuardedLookup, createUrlChecker, type SsrfGuardOptions } from "./ssrf.js";
 
 /** Default cap on the response body kept by {@link createGuardedFetch}: 1 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -42,6 +43,11 @@ export class RequestTimeoutError extends Error {
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
+function onlyRawOption(init: RequestInit): boolean {
+  for (const key in init) if (key !== RAW_OPTION) return false;
+  return true;
+}
+
 /**
  * Creates a `fetch` for delivering webhooks to untrusted URLs. It is built on `node:http` /
  * `node:https` rather than the global fetch so that:
@@ -67,26 +73,42 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  */
 export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
   const lookup = createGuardedLookup(options);
+  const checkDestination = createUrlChecker(options);
   const httpAgent = new http.Agent({ keepAlive: true });
   const httpsAgent = new https.Agent({ keepAlive: true });
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
 
   const guardedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = new Request(input, init);
+    // Raw mode (the transport, see _raw-body.ts): the body comes as a string beside a body-less
+    // Request, and the response text is attached instead of streamed.
+    const raw = init ? ((init as Record<string, unknown>)[RAW_OPTION] as RawRequest | undefined) : undefined;
+    const rawBody = raw?.body;
+    const request =
+      input instanceof Request && (init === undefined || onlyRawOption(init))
+        ? input
+        : new Request(input, init);
     const signal = request.signal;
     signal.throwIfAborted();
-    const url = checkUrl(request.url, options);
+    const url = checkDestination(request.url);
     const method = request.method.toUpperCase();
-    const body =
-      method === "GET" || method === "HEAD" || request.body === null
-        ? undefined
-        : Buffer.from(await request.arrayBuffer());
+    let body: Buffer | undefined;
+    let fromRaw = false;
+    if (method !== "GET" && method !== "HEAD") {
+      if (request.body !== null) body = Buffer.from(await request.arrayBuffer());
+      else if (typeof rawBody === "string") {
+        body = Buffer.from(rawBody, "utf8");
+        fromRaw = true;
+      }
+    }
     signal.throwIfAborted();
 
     const headers: Record<string, string> = {};
     request.headers.forEach((value, key) => {
       headers[key] = value;
     });
+    // What fetch does for a string body sent without a content type.
+    if (fromRaw && headers["content-type"] === undefined)
+      headers["content-type"] = "text/plain;charset=UTF-8";
     if (body !== undefined) headers["content-length"] = String(body.length);
 
     const isHttps = url.protocol === "https:";
@@ -132,13 +154,15 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
             }
           }
           const status = res.statusCode ?? 0;
-          let response: Response;
+          const nullBody = NULL_BODY_STATUSES.has(status);
+          let response: RawResponse;
           try {
-            response = new Response(NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks), {
+            response = new Response(nullBody || raw ? null : Buffer.concat(chunks), {
               status,
               statusText: res.statusMessage ?? "",
               headers: responseHeaders,
             });
+            if (raw) response[RAW_TEXT] = nullBody ? "" : Buffer.concat(chunks).toString("utf8");
           } catch (error) {
             reject(error);
             return;

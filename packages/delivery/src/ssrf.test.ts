@@ -1,6 +1,13 @@
 import type { LookupAddress } from "node:dns";
 import { describe, expect, it } from "vitest";
-import { checkUrl, createGuardedLookup, isPrivateAddress, SsrfError, type SsrfGuardOptions } from "./ssrf.js";
+import {
+  checkUrl,
+  createGuardedLookup,
+  createUrlChecker,
+  isPrivateAddress,
+  SsrfError,
+  type SsrfGuardOptions,
+} from "./ssrf.js";
 
 describe("isPrivateAddress", () => {
   const privateAddresses = [
@@ -121,6 +128,36 @@ describe("checkUrl", () => {
     expect(blocked("http://metadata.google.internal/", { allowList: ["metadata.google.internal"] })).toBe(
       undefined,
     );
+  });
+
+  it("decides the same through createUrlChecker, whose options are compiled once", () => {
+    const urls = [
+      "https://example.com/hook",
+      "http://127.0.0.1/",
+      "http://10.1.2.3/",
+      "http://10.2.0.1/",
+      "http://[::ffff:10.1.0.1]/",
+      "http://metadata.google.internal/",
+      "file:///etc/passwd",
+    ];
+    const reason = (check: () => URL) => {
+      try {
+        return check().href;
+      } catch (error) {
+        return (error as SsrfError).reason;
+      }
+    };
+    for (const options of [
+      {},
+      { allowList: ["10.1.0.0/16"] },
+      { allowPrivate: true },
+    ] as SsrfGuardOptions[]) {
+      const check = createUrlChecker(options);
+      for (const url of urls) expect(reason(() => check(url))).toBe(reason(() => checkUrl(url, options)));
+    }
+    const check = createUrlChecker({ allowList: ["10.1.0.0/16"] });
+    expect(check("http://10.1.2.3/").hostname).toBe("10.1.2.3");
+    expect(() => check("http://10.2.0.1/")).toThrow(SsrfError);
   });
 });
 

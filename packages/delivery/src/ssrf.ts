@@ -277,13 +277,34 @@ function isHostnameAllowed(guard: CompiledGuard, hostname: string): boolean {
  * ```
  */
 export function checkUrl(url: string | URL, options: SsrfGuardOptions = {}): URL {
+  return checkWith(compile(options), url);
+}
+
+/**
+ * Returns {@link checkUrl} bound to `options`, with the allow-list compiled once: for callers that
+ * check many URLs with the same options.
+ *
+ * @param options - Allow-list settings.
+ * @returns A function that validates a URL like {@link checkUrl}.
+ * @example
+ * ```ts
+ * const check = createUrlChecker({ allowList: ["10.0.0.0/8"] });
+ * check("http://10.1.2.3/hook"); // ok
+ * check("http://127.0.0.1/hook"); // throws SsrfError
+ * ```
+ */
+export function createUrlChecker(options: SsrfGuardOptions = {}): (url: string | URL) => URL {
+  const guard = compile(options);
+  return (url) => checkWith(guard, url);
+}
+
+function checkWith(guard: CompiledGuard, url: string | URL): URL {
   const parsed = new URL(url);
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new SsrfError(`Scheme not allowed: ${parsed.protocol}`, { reason: "invalid_scheme" });
   }
   const hostname = parsed.hostname;
   if (!hostname) throw new SsrfError("URL has no host", { reason: "missing_host" });
-  const guard = compile(options);
   if (isHostnameAllowed(guard, hostname)) return parsed;
   const literal = normalizeIp(hostname);
   if (isIP(literal)) {

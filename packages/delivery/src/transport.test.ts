@@ -9,6 +9,7 @@ let server: http.Server;
 let base: string;
 let port: number;
 let hits = 0;
+let connections = 0;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -20,6 +21,9 @@ beforeAll(async () => {
         res.writeHead(302, { location: `${base}/target` }).end();
       } else if (req.url === "/slow") {
         setTimeout(() => res.end("late"), 2_000).unref();
+      } else if (req.url === "/echo") {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ body: Buffer.concat(chunks).toString("utf8"), headers: req.headers }));
       } else if (req.url === "/error") {
         res.writeHead(503, { "retry-after": "120" }).end("unavailable");
       } else {
@@ -28,6 +32,7 @@ beforeAll(async () => {
       }
     });
   });
+  server.on("connection", () => connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
   base = `http://127.0.0.1:${port}`;
@@ -100,6 +105,43 @@ describe("createTransport", () => {
     const viaDefault = createTransport({ allowPrivate: true, timeoutMs: 100 });
     await expect(viaDefault.post(`${base}/slow`)).rejects.toMatchObject({ code: "timeout" });
     viaDefault.close();
+    transport.close();
+  });
+
+  it("sends the body bytes unchanged and, without a content type, labels it text/plain like fetch", async () => {
+    const transport = createTransport({ allowPrivate: true });
+    const body = '{"name":"café ✓"}';
+    const result = await transport.post(`${base}/echo`, { body });
+    const echoed = JSON.parse(result.body) as { body: string; headers: Record<string, string> };
+    expect(echoed.body).toBe(body);
+    expect(echoed.headers["content-length"]).toBe(String(Buffer.byteLength(body)));
+    expect(echoed.headers["content-type"]).toBe("text/plain;charset=UTF-8");
+    const typed = await transport.post(`${base}/echo`, {
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    expect((JSON.parse(typed.body) as { headers: Record<string, string> }).headers["content-type"]).toBe(
+      "application/json",
+    );
+    transport.close();
+  });
+
+  it("keeps connections alive across requests", async () => {
+    const transport = createTransport({ allowPrivate: true });
+    const before = connections;
+    for (let i = 0; i < 5; i++) {
+      const result = await transport.post(`${base}/hook`, { body: String(i) });
+      expect(JSON.parse(result.body).got).toBe(String(i));
+    }
+    expect(connections - before).toBe(1);
+    transport.close();
+  });
+
+  it("caps the response body it keeps", async () => {
+    const transport = createTransport({ allowPrivate: true, maxResponseBytes: 8 });
+    const result = await transport.post(`${base}/hook`, { body: "long enough to be cut" });
+    expect(result.status).toBe(200);
+    expect(result.body).toBe('{"got":"');
     transport.close();
   });
 });

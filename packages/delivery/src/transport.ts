@@ -1,4 +1,5 @@
-import ky, { TimeoutError } from "ky";
+import ky, { type Options as KyOptions, TimeoutError } from "ky";
+import { RAW_OPTION, RAW_TEXT, type RawRequest, type RawResponse } from "./_raw-body.js";
 import { createGuardedFetch, type GuardedFetchOptions, RequestTimeoutError } from "./guarded-fetch.js";
 
 /** Default per-request timeout of {@link createTransport}: 15 seconds (Svix uses 15 s). */
@@ -68,17 +69,22 @@ export function createTransport(options: TransportOptions = {}): Transport {
   async function post(url: string | URL, request: PostRequest = {}): Promise<PostResult> {
     const timeoutMs = request.timeoutMs ?? defaultTimeout;
     const started = performance.now();
+    // ky builds the request (method, headers, timeout, no retry, no redirect, no throwing); the body
+    // travels in raw mode (see _raw-body.ts) rather than through WHATWG streams.
+    const raw: RawRequest = {};
+    if (request.body !== undefined) raw.body = request.body;
+    const kyOptions: KyOptions & { [RAW_OPTION]: RawRequest } = {
+      fetch: guardedFetch,
+      retry: 0,
+      throwHttpErrors: false,
+      redirect: "manual",
+      timeout: timeoutMs,
+      [RAW_OPTION]: raw,
+    };
+    if (request.headers) kyOptions.headers = request.headers;
     try {
-      const response = await ky.post(url, {
-        fetch: guardedFetch,
-        retry: 0,
-        throwHttpErrors: false,
-        redirect: "manual",
-        timeout: timeoutMs,
-        headers: request.headers,
-        body: request.body,
-      });
-      const body = await response.text();
+      const response: RawResponse = await ky.post(url, kyOptions);
+      const body = response[RAW_TEXT] ?? (await response.text());
       const headers: Record<string, string> = {};
       response.headers.forEach((value, key) => {
         headers[key] = value;

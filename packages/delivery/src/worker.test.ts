@@ -209,12 +209,34 @@ describe("createDeliveryWorker", () => {
   it("rejects a lease not longer than the attempt timeout", () => {
     const store = createMemoryStore();
     const transport = { post: async () => ({ status: 200, headers: {}, body: "", durationMs: 0 }) };
-    expect(() =>
-      createDeliveryWorker({ store, transport, decryptSecret, attemptTimeoutMs: 1000, leaseMs: 1000 }),
-    ).toThrow(RangeError);
-    expect(() =>
-      createDeliveryWorker({ store, transport, decryptSecret, attemptTimeoutMs: 1000 }),
-    ).not.toThrow();
+    const make = (extra: { attemptTimeoutMs?: number; leaseMs?: number }) => () =>
+      createDeliveryWorker({ store, transport, decryptSecret, ...extra });
+    expect(make({ attemptTimeoutMs: 1000, leaseMs: 1000 })).toThrow(
+      "leaseMs (1000) must be greater than attemptTimeoutMs (1000)",
+    );
+    expect(make({ attemptTimeoutMs: 1000, leaseMs: 999 })).toThrow(RangeError);
+    expect(make({ attemptTimeoutMs: 1000, leaseMs: Number.POSITIVE_INFINITY })).toThrow(RangeError);
+    expect(make({ attemptTimeoutMs: 1000, leaseMs: Number.NaN })).toThrow(RangeError);
+    // only a lease given: still checked against the default 15 s attempt timeout
+    expect(make({ leaseMs: 15_000 })).toThrow("must be greater than attemptTimeoutMs (15000)");
+    // the default lease follows a longer attempt timeout (2x + 5 s)
+    expect(make({ attemptTimeoutMs: 60_000 })).not.toThrow();
+    expect(make({ attemptTimeoutMs: 1000, leaseMs: 1001 })).not.toThrow();
+  });
+
+  it("bounds a whole attempt by attemptTimeoutMs, a trickling response body included", async () => {
+    // The lease only protects against a parallel attempt if the attempt cannot outlive the timeout.
+    const receiver = await startReceiver((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      const drip = setInterval(() => res.write("."), 50);
+      res.on("close", () => clearInterval(drip));
+    });
+    const s = await setup(receiver.url, { now: Date.now });
+    const [id = ""] = await s.emit();
+    const started = Date.now();
+    await worker(s, privateTransport(), { now: Date.now }, { attemptTimeoutMs: 300, leaseMs: 400 }).runOnce();
+    expect(Date.now() - started).toBeLessThan(400);
+    expect(await s.delivery(id)).toMatchObject({ state: "pending", lastError: "timeout" });
   });
 
   it("POSTs the exact body and signed headers, and records the success", async () => {
@@ -452,6 +474,38 @@ describe("createDeliveryWorker", () => {
     expect((await s.delivery(id))?.state).toBe("succeeded");
   });
 
+  it("decrypts each stored secret once, and a rotated-in secret when it appears", async () => {
+    const receiver = await startReceiver(reply(204));
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const calls: string[] = [];
+    const counting = (value: string): string => {
+      calls.push(value);
+      return decryptSecret(value);
+    };
+    const w = worker(s, privateTransport(), clock, { decryptSecret: counting });
+    await s.emit(3);
+    expect(await w.runOnce()).toBe(3);
+    expect(calls).toHaveLength(1);
+
+    // A rotation adds a secret: the next delivery decrypts the new one only, and signs with both.
+    const rotated = generateWebhookSecret();
+    const current = await s.webhook();
+    await s.store.webhooks.update(s.workspaceId, s.webhookId, {
+      secrets: [
+        ...(current?.secrets ?? []).map((secret) => ({ ...secret, expiresAt: clock.now() + DAY })),
+        { value: encrypt(rotated), createdAt: clock.now() },
+      ],
+    });
+    await s.emit();
+    expect(await w.runOnce()).toBe(1);
+    expect(calls).toEqual([encrypt(s.secrets[0] ?? ""), encrypt(rotated)]);
+    const last = receiver.requests.at(-1);
+    if (!last) throw new Error("no request");
+    expect(String(last.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+    expect(() => verifyWebhook(rotated, last.headers, last.body, { now: clock.now() })).not.toThrow();
+  });
+
   it("records a response excerpt of at most 4096 bytes", async () => {
     const receiver = await startReceiver(reply(200, {}, "x".repeat(10_000)));
     const clock = fakeClock();
@@ -543,6 +597,65 @@ describe("createDeliveryWorker", () => {
     expect(await s.store.deliveries.listAttempts(s.workspaceId, id)).toMatchObject([
       { error: "ssrf_blocked" },
     ]);
+  });
+
+  it("a store notice of due deliveries wakes an idle worker; stop() unsubscribes", async () => {
+    const receiver = await startReceiver(reply(200));
+    const s = await setup(receiver.url, { now: Date.now });
+    const inner = s.store.notifications;
+    if (!inner) throw new Error("the memory store has notifications");
+    let subscribers = 0;
+    s.store.notifications = {
+      subscribe(listener) {
+        subscribers++;
+        const off = inner.subscribe(listener);
+        return () => {
+          subscribers--;
+          off();
+        };
+      },
+    };
+    const w = worker(s, privateTransport(), { now: Date.now }, { pollIntervalMs: 60_000 });
+    w.start();
+    expect(subscribers).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 30)); // the first (empty) poll is done
+
+    const [id = ""] = await s.emit(); // no wake(): the outbox's notice does it
+    await waitFor(async () => (await s.delivery(id))?.state === "succeeded", 2000);
+    expect(await s.store.deliveries.retry(s.workspaceId, id, Date.now())).toBe(true);
+    await waitFor(() => receiver.requests.length === 2, 2000);
+
+    await w.stop({ drainMs: 1000 });
+    expect(subscribers).toBe(0);
+  });
+
+  it("drains a backlog held back by the per-webhook limit without waiting for polls", async () => {
+    const receiver = await startReceiver(reply(200));
+    const s = await setup(receiver.url, { now: Date.now });
+    await s.emit(12);
+    const w = worker(
+      s,
+      privateTransport(),
+      { now: Date.now },
+      { pollIntervalMs: 60_000, perWebhookConcurrency: 2 },
+    );
+    w.start(); // each claim gets 2 rows; every finished delivery frees a slot and polls again
+    await waitFor(() => receiver.requests.length === 12, 3000);
+    expect(receiver.maxActive).toBeLessThanOrEqual(2);
+  });
+
+  it("without notifications an idle worker waits for its next poll", async () => {
+    const receiver = await startReceiver(reply(200));
+    const s = await setup(receiver.url, { now: Date.now });
+    delete s.store.notifications;
+    const w = worker(s, privateTransport(), { now: Date.now }, { pollIntervalMs: 60_000 });
+    w.start();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const [id = ""] = await s.emit();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await s.delivery(id))?.state).toBe("pending");
+    w.wake();
+    await waitFor(async () => (await s.delivery(id))?.state === "succeeded", 2000);
   });
 
   it("start() and wake() deliver promptly without runOnce", async () => {

@@ -32,6 +32,9 @@ export const RESPONSE_EXCERPT_BYTES = 4096;
 /** The `user-agent` header of delivery requests. */
 export const DELIVERY_USER_AGENT = "Hookline-Webhooks/1";
 
+/** How many decrypted webhook secrets a worker keeps. */
+const SECRET_CACHE_SIZE = 256;
+
 /** The worker sweeps expired leases back to `pending` once every this many polls. */
 const SWEEP_EVERY_POLLS = 10;
 
@@ -70,7 +73,11 @@ export interface DeliveryWorkerOptions {
   store: Store;
   /** The HTTP transport (see `createTransport`); the worker never closes it. */
   transport: DeliveryTransport;
-  /** Decrypts a stored (encrypted) webhook secret into its `whsec_` form. */
+  /**
+   * Decrypts a stored (encrypted) webhook secret into its `whsec_` form. The worker remembers the
+   * results of its last few hundred calls (by stored value), so a busy webhook is not decrypted again
+   * for every delivery.
+   */
   decryptSecret: (value: string) => string;
   /** The lease owner id of this worker; a random `worker_` id by default. */
   owner?: string;
@@ -87,7 +94,11 @@ export interface DeliveryWorkerOptions {
    * greater than `attemptTimeoutMs`, or a row could be re-claimed while its attempt is still running.
    */
   leaseMs?: number;
-  /** Sleep between polls of the queue in milliseconds (cut short by `wake()`); 1 s by default. */
+  /**
+   * Sleep between polls of the queue in milliseconds; 1 s by default. Cut short by `wake()` and, when
+   * the store has `notifications`, by a notice that deliveries became due (on any node sharing the
+   * store): notices only shorten the wait, polling alone guarantees progress.
+   */
   pollIntervalMs?: number;
   /** Retry delays; `DEFAULT_RETRY_SCHEDULE_MS` by default. */
   retrySchedule?: readonly number[];
@@ -111,7 +122,10 @@ export interface StopOptions {
 
 /** A delivery worker created by {@link createDeliveryWorker}. */
 export interface DeliveryWorker {
-  /** Starts the polling loop (polls at once). Calling it again while running does nothing. */
+  /**
+   * Starts the polling loop (polls at once) and, when the store has `notifications`, subscribes to
+   * them to wake early. Calling it again while running does nothing.
+   */
   start(): void;
   /** Polls now instead of at the end of the current sleep; call it after appending events. */
   wake(): void;
@@ -279,8 +293,26 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let claimChain: Promise<unknown> = Promise.resolve();
   /** The last claim filled its limit (or had no free slot): poll again as soon as a slot frees. */
   let saturated = false;
+  /**
+   * The last claim found rows: more may be due, held back only by the per-webhook limit. A finished
+   * delivery frees a slot for its webhook, so poll again then rather than at the end of the sleep.
+   */
+  let found = false;
   let wakePending = false;
   let wakeSleeper: (() => void) | undefined;
+  let unsubscribe: (() => void) | undefined;
+
+  /** Decrypted secrets by stored value (each sealed value is unique), bounded. */
+  const secretCache = new Map<string, string>();
+  function decrypted(value: string): string {
+    let plain = secretCache.get(value);
+    if (plain === undefined) {
+      plain = decryptSecret(value);
+      if (secretCache.size >= SECRET_CACHE_SIZE) secretCache.clear();
+      secretCache.set(value, plain);
+    }
+    return plain;
+  }
 
   function report(error: unknown): void {
     try {
@@ -317,7 +349,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const { webhook, event } = row;
       const secrets = webhook.secrets
         .filter((secret) => secret.expiresAt === undefined || secret.expiresAt > startedAt)
-        .map((secret) => decryptSecret(secret.value));
+        .map((secret) => decrypted(secret.value));
       if (secrets.length === 0) throw new Error("no_signing_secret");
       const body = buildPayload(event);
       const timestamp = Math.floor(startedAt / SECOND);
@@ -452,7 +484,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       .catch(report)
       .finally(() => {
         inFlight.delete(row.id);
-        if (saturated && running) wake();
+        if ((saturated || found) && running) wake();
       });
     return entry.promise;
   }
@@ -468,6 +500,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       }
       const rows = await store.deliveries.claim({ owner, now: clock.now(), leaseMs, limit, perWebhookLimit });
       saturated = rows.length >= limit;
+      found = rows.length > 0;
       return rows.map(track);
     });
     claimChain = next.catch(() => {});
@@ -494,6 +527,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     start() {
       if (running || stopping) return;
       running = true;
+      // Notices of due deliveries (from this node or another) cut the idle wait short. A saturated
+      // worker ignores them: it polls again as soon as one of its deliveries finishes.
+      unsubscribe = store.notifications?.subscribe((notice) => {
+        if (notice.kind === "resync" || (notice.kind === "deliveries" && !saturated)) wake();
+      });
       loopPromise = loop();
     },
     wake,
@@ -508,6 +546,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const drainMs = stopOptions.drainMs ?? DEFAULT_DRAIN_MS;
       stopping = true;
       running = false;
+      unsubscribe?.();
+      unsubscribe = undefined;
       wake();
       stopPromise = (async () => {
         await loopPromise;

@@ -158,7 +158,13 @@ class MountedInstance implements MountedComponent {
   }
 
   async start(): Promise<void> {
+    if (this.mountOptions.description) this.setDescription(this.mountOptions.description);
     await this.fresh();
+  }
+
+  private setDescription(description: ComponentDescription): void {
+    this.description = description;
+    this.hasDb = Object.values(description.props).some((p) => p.type === "$.service.db");
   }
 
   private async fresh(): Promise<Sandbox> {
@@ -171,14 +177,13 @@ class MountedInstance implements MountedComponent {
         bundle: this.mountOptions.bundle,
         limits: this.limits,
         bridges: this.bridges,
+        // Described once: from the caller's description, else by the first sandbox.
+        describe: !this.description,
       });
     } catch (error) {
       throw toHooklineError(error);
     }
-    if (!this.description) {
-      this.description = describeLoaded(created.definition);
-      this.hasDb = Object.values(this.description.props).some((p) => p.type === "$.service.db");
-    }
+    if (!this.description) this.setDescription(describeLoaded(created.definition));
     try {
       created.sandbox.mount(this.mountOptions.props);
     } catch (error) {

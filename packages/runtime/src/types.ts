@@ -95,6 +95,11 @@ export interface MountOptions {
   props: Record<string, unknown>;
   bridges?: HostBridges;
   limits?: Partial<Limits>;
+  /**
+   * The description {@link Runtime.load} returned for this bundle. Given, mounting skips describing
+   * the component again (walking and validating its definition); it must match the bundle.
+   */
+  description?: ComponentDescription;
 }
 
 /** Emit metadata, as passed to `this.$emit(event, meta)`. */

@@ -6,6 +6,31 @@ const runtime = testRuntime();
 afterAll(() => runtime.close());
 
 describe("sources", () => {
+  it("mounts with the loaded description without walking the definition again", async () => {
+    // A getter on the definition counts how often the definition is walked (in this sandbox).
+    const code = `
+      export default {
+        name: "Walked", version: "0.1.0", props: { db: "$.service.db" },
+        get walked() { globalThis.walks = (globalThis.walks || 0) + 1; return undefined; },
+        async run() { return globalThis.walks || 0; },
+      };`;
+    const loaded = await runtime.load({ code, filename: "walked.mjs" });
+    const withDescription = await runtime.mount({
+      id: "dc_walk_1",
+      bundle: loaded.bundle,
+      description: loaded.description,
+      props: {},
+    });
+    expect(withDescription.description).toEqual(loaded.description);
+    expect((await withDescription.run({})).returnValue).toBe(0);
+    withDescription.dispose();
+
+    const described = await runtime.mount({ id: "dc_walk_2", bundle: loaded.bundle, props: {} });
+    expect(described.description).toEqual(loaded.description);
+    expect((await described.run({})).returnValue).toBe(1);
+    described.dispose();
+  });
+
   it("binds every user prop type, methods and $emit with its metadata to this", async () => {
     const code = `
       export default {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { DEFAULT_CHANNEL } from "@hookline/core";
+import { describe, expect, it } from "vitest";
 import { createMemoryStore } from "../src/memory.js";
 
 /** One workspace, one webhook subscribed to `dc_1`, and the store. */
@@ -41,13 +41,16 @@ describe("memory store claims", () => {
     const { store, ws } = await setup();
     const cyclic: Record<string, unknown> = { name: "loop" };
     cyclic.self = cyclic;
+    const holey: number[] = [];
+    holey[0] = 1;
+    holey[2] = 3;
     let deep: unknown = "bottom";
     for (let i = 0; i < 100; i++) deep = { next: deep };
     const bodies = [
       { at: new Date(5), tags: new Map([["a", 1]]), bytes: new Uint8Array([1, 2]) },
       cyclic,
       deep,
-      [1, , 3],
+      holey,
     ];
     await store.events.append(
       ws.id,

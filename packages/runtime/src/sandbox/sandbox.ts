@@ -59,6 +59,7 @@ const SHIMS = new Set([
   "component",
   "console",
   "crypto",
+  "describe",
   "events",
   "extra",
   "fetch",
@@ -107,6 +108,11 @@ export interface SandboxOptions {
   bundle: string;
   limits: Limits;
   bridges: HostBridges;
+  /**
+   * Serialize the definition for the host to describe (true by default). A mount whose caller
+   * already has the description passes false: the definition is then neither walked nor sent.
+   */
+  describe?: boolean;
 }
 
 /** A loaded component in its own QuickJS runtime. */
@@ -140,7 +146,8 @@ export class Sandbox {
 
   /**
    * Creates the runtime, evaluates the prelude and the bundle, and returns the sandbox with the
-   * serialized definition (functions as `{"$fn": true}`) and any logs written while loading.
+   * serialized definition (functions as `{"$fn": true}`; undefined when `describe` is false) and any
+   * logs written while loading.
    * Throws an error with `code` `load_failed` when the component's module code throws.
    */
   static async create(
@@ -190,7 +197,8 @@ export class Sandbox {
       const wrapped = `${BUNDLE_PREFIX}${this.options.bundle}\n})`;
       const evaluated = ctx.evalCode(wrapped, BUNDLE_FILE);
       if (evaluated.error) throw this.loadError(evaluated.error);
-      const result = ctx.callFunction(this.api.load, ctx.undefined, evaluated.value);
+      const describe = this.options.describe === false ? ctx.false : ctx.true;
+      const result = ctx.callFunction(this.api.load, ctx.undefined, evaluated.value, describe);
       evaluated.value.dispose();
       if (result.error) throw this.loadError(result.error);
       const json = ctx.getString(result.value);

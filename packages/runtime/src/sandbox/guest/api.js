@@ -35,28 +35,6 @@ function toJson(value, what) {
   return json;
 }
 
-// Definition -> JSON: functions become {"$fn": true} (what @hookline/core's validation accepts).
-function serializeDefinition(value, depth, seen) {
-  if (typeof value === "function") return { $fn: true };
-  if (value === null || typeof value !== "object") return typeof value === "bigint" ? String(value) : value;
-  if (depth > 24 || seen.indexOf(value) !== -1) return null;
-  if (value instanceof RegExp || value instanceof Date) return String(value);
-  seen.push(value);
-  var out;
-  if (Array.isArray(value)) {
-    out = [];
-    for (var i = 0; i < value.length; i++) out.push(serializeDefinition(value[i], depth + 1, seen));
-  } else {
-    out = {};
-    for (var k of Object.keys(value)) {
-      var v = value[k];
-      if (v !== undefined) out[k] = serializeDefinition(v, depth + 1, seen);
-    }
-  }
-  seen.pop();
-  return out;
-}
-
 var NO_META = {};
 function emit(event, meta) {
   if (!current) return;
@@ -95,7 +73,9 @@ function mount(propsJson) {
   thisObj = self;
 }
 
-function loadComponent(factory) {
+// Evaluates the bundle; describes the definition only when asked (mounting a component whose
+// description the host already has skips that, and describe.js is then never compiled).
+function loadComponent(factory, describe) {
   var module = { exports: {} };
   factory(module, module.exports, requireBuiltin);
   var exp = module.exports;
@@ -103,7 +83,8 @@ function loadComponent(factory) {
   definition = def;
   var logs = orphanLogs;
   orphanLogs = [];
-  return JSON.stringify({ definition: serializeDefinition(def, 0, []), logs: logs });
+  if (!describe) return JSON.stringify({ logs: logs });
+  return JSON.stringify({ definition: load("describe").serializeDefinition(def, 0, []), logs: logs });
 }
 
 function dispatch(kind, arg, rec) {
@@ -191,6 +172,5 @@ S.api = {
   current: () => current,
   dbValues: () => dbValues,
   toJson: toJson,
-  serializeDefinition: serializeDefinition,
 };
 var GUEST_API = { load: loadComponent, mount: mount, invoke: invoke, complete: complete };

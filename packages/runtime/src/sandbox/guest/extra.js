@@ -99,7 +99,7 @@
   function additionalProps(arg) {
     if (typeof definition.additionalProps !== "function") return {};
     return Promise.resolve(definition.additionalProps.call(thisObj, arg.previous || {})).then((props) =>
-      api.serializeDefinition(props || {}, 0, []),
+      S.load("describe").serializeDefinition(props || {}, 0, []),
     );
   }
 
