@@ -76,9 +76,12 @@ export function _createPrompter(
   };
   const interrupted = () => new CliError("interrupted", "cancelled at a prompt");
 
-  const readLine = async (hidden: boolean): Promise<string> => {
+  // Raw mode goes on before the prompt is written: a key typed as soon as the prompt shows must
+  // not be echoed by the terminal (a secret would show).
+  const readLine = async (prompt: string, hidden: boolean): Promise<string> => {
     listen();
     setRaw(true);
+    output.write(prompt);
     let line = "";
     try {
       for (;;) {
@@ -126,8 +129,7 @@ export function _createPrompter(
 
   return {
     async ask(question, options = {}) {
-      output.write(question);
-      return readLine(options.hidden === true);
+      return readLine(question, options.hidden === true);
     },
     async choose(question, choices) {
       const width = String(choices.length).length;
@@ -136,8 +138,7 @@ export function _createPrompter(
         output.write(`  ${String(i + 1).padStart(width)}) ${choice.label}\n`);
       });
       for (;;) {
-        output.write(`Choose 1-${choices.length}: `);
-        const answer = (await readLine(false)).trim();
+        const answer = (await readLine(`Choose 1-${choices.length}: `, false)).trim();
         const n = Number(answer);
         const picked = Number.isInteger(n) ? choices[n - 1] : undefined;
         if (picked) return picked.value;
