@@ -215,7 +215,12 @@ describe.concurrent("pd against pd serve", () => {
       15_000,
       "pd dev to deploy",
     );
-    const endpoint = /endpoint: (\S+)/.exec(dev.output.stdout)?.[1] ?? "";
+    // The endpoint line may arrive in a later chunk than the "Deployed" line.
+    const endpoint = await waitFor(
+      () => /endpoint: (\S+)\n/.exec(dev.output.stdout)?.[1],
+      10_000,
+      "the endpoint line",
+    );
     await waitFor(() => dev.output.stderr.includes("Streaming logs and events"), 10_000, "the streams");
     await post(endpoint, { live: true });
     await waitFor(() => dev.output.stdout.includes('[event]   {"live":true}'), 10_000, "the streamed event");
@@ -248,7 +253,7 @@ describe.concurrent("pd against pd serve", () => {
     await waitFor(() => logs.output.stderr.includes("Following logs of streamer"), 10_000, "logs -f");
     await waitFor(() => events.output.stderr.includes("Following events of streamer"), 10_000, "events -f");
     expect(logs.output.stdout).toBe("");
-    expect(events.output.stdout).toContain("(no events yet)");
+    await waitFor(() => events.output.stdout.includes("(no events yet)"), 10_000, "the empty list");
     // Each request now is a live log line and a live event.
     for (let n = 1; n <= 2; n++) {
       expect(await post(source.endpoint_url, { live: n })).toBe(200);
