@@ -386,6 +386,22 @@ describe.each(MODES)("registry, apps and props over REST through %s", (mode) => 
       expect([unknown.status, unknown.body.error.code]).toEqual([404, "not_found"]);
     });
 
+    it("answers another workspace's options by key@version for a public component (what pd deploy <key> asks)", async () => {
+      const published = await api.call("POST", "/v1/components/registry", {
+        body: { component_id: id, visibility: "public" },
+      });
+      expect(published.status).toBe(200);
+      const { key, version } = published.body.data as { key: string; version: string };
+      const theirs = await api.call("POST", `/v1/components/${key}@${version}/props/word/options`, {
+        key: otherKey,
+        query: { query: "sta" },
+      });
+      expect([theirs.status, theirs.body.data]).toEqual([200, { options: ["star", "start"] }]);
+      // Its id stays private to the owner.
+      const byId = await api.call("POST", `/v1/components/${id}/props/word/options`, { key: otherKey });
+      expect([byId.status, byId.body.error.code]).toEqual([404, "not_found"]);
+    });
+
     it("reloads props after a reloadProps prop; a ConfigurationError reaches the caller with its message", async () => {
       const sheet = (await api.call("POST", "/v1/components", { body: { component_code: SHEET } })).body.data
         .id;

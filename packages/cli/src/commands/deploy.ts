@@ -98,7 +98,11 @@ async function _deployInteractive(
   const prompter = _createPrompter();
   let props: Record<string, unknown>;
   try {
-    props = await _askMissingProps(client, component.id, component.configurable_props, given, prompter);
+    // A registry component may belong to another workspace: its options are asked for by key
+    // (which the server resolves through the registry), not by an id this workspace cannot read.
+    const optionsRef =
+      target.kind === "key" && component.key ? `${component.key}@${component.version}` : component.id;
+    props = await _askMissingProps(client, optionsRef, component.configurable_props, given, prompter);
   } finally {
     prompter.close();
   }
