@@ -164,6 +164,18 @@ describe("sources", () => {
     m.dispose();
   });
 
+  it("runs ES module components in strict mode and CommonJS ones as they were written", async () => {
+    const body = `name: "Modes", version: "0.1.0", run() { undeclared = 1; this.$emit({ ok: undeclared }); }`;
+    const esm = await mountCode(runtime, `export default { ${body} };`, {}, {}, "modes.mjs");
+    const strict = await esm.run({});
+    expect(strict.error).toMatchObject({ name: "ReferenceError" });
+    expect(strict.emits).toEqual([]);
+    const cjs = await mountCode(runtime, `module.exports = { ${body} };`, {}, {}, "modes.cjs");
+    const sloppy = await cjs.run({});
+    expect(sloppy.error).toBeUndefined();
+    expect(sloppy.emits[0]?.event).toEqual({ ok: 1 });
+  });
+
   it("gives app props their methods and a read-only $auth", async () => {
     const app = `
       export default {
@@ -198,10 +210,11 @@ describe("sources", () => {
           repo: { propDefinition: [github, "repo", (c) => ({ org: c.org })] },
         },
         async run() {
-          // Writes to $auth are ignored (sloppy mode) or throw (strict mode); either way it is unchanged.
-          try { this.github.$auth.oauth_access_token = "stolen"; } catch {}
-          try { this.github.$auth = { oauth_access_token: "replaced" }; } catch {}
-          this.$emit({ who: await this.github.whoami(), token: this.github.$auth.oauth_access_token, repo: this.repo });
+          // An ES module runs in strict mode: both writes throw a TypeError, and $auth is unchanged.
+          const refused = [];
+          try { this.github.$auth.oauth_access_token = "stolen"; } catch (e) { refused.push(e.name); }
+          try { this.github.$auth = { oauth_access_token: "replaced" }; } catch (e) { refused.push(e.name); }
+          this.$emit({ who: await this.github.whoami(), token: this.github.$auth.oauth_access_token, repo: this.repo, refused });
         },
       };`;
     const m = await mountCode(
@@ -213,7 +226,12 @@ describe("sources", () => {
       { "github.app.mjs": app },
     );
     const r = await m.run({});
-    expect(r.emits[0]?.event).toEqual({ who: "user:tok", token: "tok", repo: "acme/a" });
+    expect(r.emits[0]?.event).toEqual({
+      who: "user:tok",
+      token: "tok",
+      repo: "acme/a",
+      refused: ["TypeError", "TypeError"],
+    });
     expect(m.description.props.repo).toMatchObject({
       type: "string",
       label: "Repository",

@@ -13,6 +13,9 @@ import type { LoadInput } from "../types.js";
 import { parseSpecifier } from "./_semver.js";
 import type { BundleOutput, Bundler, PackageResolver } from "./types.js";
 
+/** `import`/`export` statements at the start of a line: the entry is an ES module. */
+const ESM_SYNTAX = /^\s*(?:import\s*[\w{*"'$]|export\s)/m;
+
 /** Modules the sandbox provides itself; never bundled. */
 export const SANDBOX_MODULES = ["@pipedream/platform", "@pipedream/types"] as const;
 
@@ -213,6 +216,11 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
       },
     };
 
+    // An ES module component runs in strict mode, as it does on Pipedream (ES modules are strict):
+    // writing to a frozen object such as `$auth` throws instead of doing nothing. The CommonJS
+    // output format would otherwise drop that. `.cjs` and CommonJS `.js` files stay sloppy.
+    const esm =
+      /\.(mjs|mts|ts)$/.test(entryName) || (!entryName.endsWith(".cjs") && ESM_SYNTAX.test(input.code));
     let result: import("esbuild").BuildResult & { outputFiles: import("esbuild").OutputFile[] };
     try {
       result = await esbuild.build({
@@ -227,6 +235,7 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
         legalComments: "none",
         logLevel: "silent",
         define: { "process.env.NODE_ENV": '"production"' },
+        ...(esm ? { banner: { js: '"use strict";' } } : {}),
         plugins: [plugin],
       });
     } catch (error) {
