@@ -4,9 +4,9 @@ import { createHookline, type Hookline, type HooklineEvents } from "@hookline/en
 import { createHandler } from "@hookline/http";
 import type { Store } from "@hookline/store";
 import { createSqlStore, pgliteClient, pgPoolClient } from "@hookline/store-sql";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readSse } from "../packages/http/test/_sse-reader.js";
 import { loadPg } from "../packages/store-sql/test/load-pg.js";
 
 // Two engines sharing one store database, as two nodes do: an SSE client of node A gets what
@@ -35,29 +35,7 @@ async function openStream(handler: (request: Request) => Promise<Response>, path
     }),
   );
   expect(res.status).toBe(200);
-  const messages: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (m) => messages.push(m) });
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  const pump = (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-    } catch {
-      // aborted
-    }
-  })();
-  return {
-    messages,
-    async close() {
-      controller.abort();
-      await reader.cancel().catch(() => undefined);
-      await pump;
-    },
-  };
+  return readSse(res, controller);
 }
 
 interface Backend {

@@ -1,6 +1,6 @@
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Api, eventually, HTTP_SOURCE, MODES, startApi } from "./_harness.js";
+import { readSse } from "./_sse-reader.js";
 
 /** Opens an SSE stream and parses it with eventsource-parser (no hand parsing). */
 async function openStream(api: Api, path: string, lastEventId?: string) {
@@ -9,32 +9,7 @@ async function openStream(api: Api, path: string, lastEventId?: string) {
     headers: { authorization: `Bearer ${api.key}`, ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
     signal: controller.signal,
   });
-  const messages: EventSourceMessage[] = [];
-  const comments: string[] = [];
-  const parser = createParser({ onEvent: (m) => messages.push(m), onComment: (c) => comments.push(c) });
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  const pump = (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-    } catch {
-      // aborted
-    }
-  })();
-  return {
-    res,
-    messages,
-    comments,
-    async close() {
-      controller.abort();
-      await reader.cancel().catch(() => undefined);
-      await pump;
-    },
-  };
+  return { res, ...readSse(res, controller) };
 }
 
 describe.each(MODES)("SSE through %s", (mode) => {
