@@ -545,6 +545,10 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       throw new HooklineError("not_found", `No published component ${what} is visible to this workspace`);
     }
     if (found.workspaceId === workspaceId) return found;
+    // Deploying the same public version again reuses the copy made the first time.
+    const copies = await store.savedComponents.list(workspaceId);
+    const copy = copies.find((c) => c.key === undefined && c.codeHash === found.codeHash);
+    if (copy) return copy;
     return store.savedComponents.create({
       workspaceId,
       code: found.code,

@@ -74,6 +74,9 @@ describe("publishing", () => {
       version: "1.0.0",
       label: "ping",
     });
+    // A second deploy of the same version reuses that copy instead of saving another.
+    const again = await hookline.sources.deploy(globex, { componentKey: "http-pong@1.0.0", name: "pong-2" });
+    expect(again.componentId).toBe(deployed.componentId);
   });
 
   it("publishes a saved component by id", async () => {
