@@ -644,6 +644,31 @@ describe("createDeliveryWorker", () => {
     expect(receiver.maxActive).toBeLessThanOrEqual(2);
   });
 
+  it("keeps draining when another node takes a freed slot first (an empty claim while busy)", async () => {
+    // The second request is slow, so the first one's claim runs while it is still in flight.
+    const receiver = await startReceiver((_req, res) => {
+      setTimeout(() => res.writeHead(200).end(), receiver.requests.length === 2 ? 300 : 5);
+    });
+    const s = await setup(receiver.url, { now: Date.now });
+    await s.emit(6);
+    let claims = 0;
+    const deliveries = {
+      ...s.store.deliveries,
+      // The second claim comes back empty, as when a worker of another node won the freed slot.
+      claim: (input: Parameters<Store["deliveries"]["claim"]>[0]) =>
+        ++claims === 2 ? Promise.resolve([]) : s.store.deliveries.claim(input),
+    };
+    const w = worker(
+      s,
+      privateTransport(),
+      { now: Date.now },
+      { store: { ...s.store, deliveries }, pollIntervalMs: 60_000, perWebhookConcurrency: 2 },
+    );
+    w.start();
+    await waitFor(() => receiver.requests.length === 6, 3000);
+    expect(claims).toBeGreaterThan(2);
+  });
+
   it("without notifications an idle worker waits for its next poll", async () => {
     const receiver = await startReceiver(reply(200));
     const s = await setup(receiver.url, { now: Date.now });

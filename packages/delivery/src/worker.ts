@@ -498,9 +498,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         saturated = true;
         return [];
       }
+      const busy = inFlight.size > 0;
       const rows = await store.deliveries.claim({ owner, now: clock.now(), leaseMs, limit, perWebhookLimit });
       saturated = rows.length >= limit;
-      found = rows.length > 0;
+      // An empty claim while this worker's own deliveries are in flight may only mean their
+      // webhooks' limits are full: keep polling as they finish, until a claim with none in flight.
+      found = rows.length > 0 || (found && busy);
       return rows.map(track);
     });
     claimChain = next.catch(() => {});
