@@ -24,6 +24,61 @@ export interface RespondValue {
   body?: string | Uint8Array | unknown;
 }
 
+/** What {@link validateRespond} found: the value to send, or the problems that refuse it. */
+export interface RespondCheck {
+  /** The response to send; absent when `problems` is not empty. */
+  value?: RespondValue;
+  /** Why the call is refused (`invalid_respond`). */
+  problems: Problem[];
+  /** Headers left out of the response, one sentence each, for the source's logs. */
+  warnings: string[];
+}
+
+/**
+ * Headers the server writes itself and a component may never set: the message framing
+ * (`content-length`, `transfer-encoding`, `trailer`) and the hop-by-hop headers of RFC 9110
+ * section 7.6.1. A component that sets `content-length` shorter than its body would otherwise make
+ * Node write the rest of the body as a second, forged response on a keep-alive connection.
+ */
+export const SERVER_OWNED_HEADERS: ReadonlySet<string> = new Set([
+  "connection",
+  "content-length",
+  "host",
+  "http2-settings",
+  "keep-alive",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+/** Most headers a response may carry, and the longest value (in characters). */
+export const RESPOND_HEADER_LIMITS = { count: 100, valueLength: 8192 } as const;
+
+// RFC 9110 section 5.1: a field name is a token; section 5.5: a field value is visible ASCII,
+// spaces, tabs and obs-text (0x80-0xFF), never CR, LF or NUL.
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** Why a header cannot be sent as given, or undefined when it can. */
+function headerProblem(name: string, value: string): string | undefined {
+  if (!TOKEN.test(name)) return "its name is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)";
+  const lower = name.toLowerCase();
+  if (SERVER_OWNED_HEADERS.has(lower) || lower.startsWith("proxy-")) return "the server sets it";
+  if (!FIELD_VALUE.test(value)) {
+    return "its value holds a character HTTP cannot carry (CR, LF, NUL, another control character or one above U+00FF)";
+  }
+  if (value.length > RESPOND_HEADER_LIMITS.valueLength) {
+    return `its value is over ${RESPOND_HEADER_LIMITS.valueLength} characters`;
+  }
+  return undefined;
+}
+
+/** Quotes a header name for a log line, however hostile. */
+function shown(name: string): string {
+  return JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}...` : name);
+}
+
 function isBytes(body: unknown): boolean {
   if (body instanceof Uint8Array || body instanceof ArrayBuffer) return true;
   // A Buffer that crossed a JSON boundary: { type: "Buffer", data: [...] }.
@@ -31,23 +86,57 @@ function isBytes(body: unknown): boolean {
   return typeof b === "object" && b !== null && b.type === "Buffer" && Array.isArray(b.data);
 }
 
+/** The headers to send, the problems that refuse the call and the headers left out. */
+function checkHeaders(raw: unknown, problems: Problem[], warnings: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (raw === undefined || raw === null) return headers;
+  if (typeof raw !== "object" || Array.isArray(raw)) {
+    problems.push(problem("invalid_type", "headers", "headers must be an object"));
+    return headers;
+  }
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined || value === null) continue;
+    if (typeof value === "object") {
+      problems.push(problem("invalid_type", `headers.${name}`, "header values must be strings or numbers"));
+      continue;
+    }
+    const text = String(value).trim();
+    const why = headerProblem(name, text);
+    if (why) warnings.push(`respond(): header ${shown(name)} left out: ${why}`);
+    else if (Object.keys(headers).length >= RESPOND_HEADER_LIMITS.count) {
+      warnings.push(`respond(): header ${shown(name)} left out: over ${RESPOND_HEADER_LIMITS.count} headers`);
+    } else headers[name.toLowerCase()] = text;
+  }
+  return headers;
+}
+
 /**
- * Checks `respond()` arguments: `status` an integer from 100 to 599 (numeric strings such as
- * `"200"` are accepted, as real components send them), `headers` an object, `body` a string, an
- * object/array or bytes. Returns the normalized value, or the problems.
+ * Checks `respond()` arguments, the one owner of this rule (the sandbox forwards the call as the
+ * component made it): `status` an integer from 100 to 599 (numeric strings such as `"200"` are
+ * accepted, as real components send them), `headers` an object of strings or numbers, `body` a
+ * string, a JSON value or bytes. Headers HTTP cannot carry safely are left out with a warning, not
+ * refused: a name that is not a token, a value with CR, LF, NUL or another control character, and
+ * the framing and hop-by-hop headers the server sets itself ({@link SERVER_OWNED_HEADERS},
+ * `proxy-*`).
  *
  * @example
  * ```ts
  * validateRespond({ status: "201", body: { ok: true } }).value?.status; // 201
  * validateRespond({ status: 600 }).problems[0]?.code; // "invalid_value"
+ * validateRespond({ status: 200, headers: { "content-length": "2" } }).warnings;
+ * // ['respond(): header "content-length" left out: the server sets it']
  * ```
  */
-export function validateRespond(args: unknown): { value?: RespondValue; problems: Problem[] } {
+export function validateRespond(args: unknown): RespondCheck {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    return { problems: [problem("invalid_type", "", "respond() takes an object { status, headers, body }")] };
+    return {
+      problems: [problem("invalid_type", "", "respond() takes an object { status, headers, body }")],
+      warnings: [],
+    };
   }
   const a = args as Record<string, unknown>;
   const problems: Problem[] = [];
+  const warnings: string[] = [];
   let status = Number.NaN;
   if (a.status === undefined) problems.push(problem("required", "status", "status is required"));
   else if (typeof a.status === "number") status = a.status;
@@ -62,21 +151,7 @@ export function validateRespond(args: unknown): { value?: RespondValue; problems
       problem("invalid_value", "status", `status must be from 100 to 599, got ${String(a.status)}`),
     );
   }
-  const headers: Record<string, string> = {};
-  if (a.headers !== undefined && a.headers !== null) {
-    if (typeof a.headers !== "object" || Array.isArray(a.headers)) {
-      problems.push(problem("invalid_type", "headers", "headers must be an object"));
-    } else {
-      for (const [name, value] of Object.entries(a.headers)) {
-        if (value === undefined || value === null) continue;
-        if (typeof value === "object") {
-          problems.push(
-            problem("invalid_type", `headers.${name}`, "header values must be strings or numbers"),
-          );
-        } else headers[name.toLowerCase()] = String(value);
-      }
-    }
-  }
+  const headers = checkHeaders(a.headers, problems, warnings);
   const body = a.body;
   if (
     body !== undefined &&
@@ -89,8 +164,12 @@ export function validateRespond(args: unknown): { value?: RespondValue; problems
   ) {
     problems.push(problem("invalid_type", "body", "body must be a string, an object or bytes"));
   }
-  if (problems.length > 0) return { problems };
-  return { value: body === undefined ? { status, headers } : { status, headers, body }, problems };
+  if (problems.length > 0) return { problems, warnings };
+  return {
+    value: body === undefined ? { status, headers } : { status, headers, body },
+    problems,
+    warnings,
+  };
 }
 
 /**

@@ -160,7 +160,45 @@ describe("respond()", () => {
       { status: 200, headers: {}, body: { type: "Buffer", data: [104] } },
     ],
   ])("accepts %j", (args, value) => {
-    expect(validateRespond(args)).toEqual({ value, problems: [] });
+    expect(validateRespond(args)).toEqual({ value, problems: [], warnings: [] });
+  });
+
+  it.each([
+    ["content-length", "2", "the server sets it"],
+    ["Transfer-Encoding", "chunked", "the server sets it"],
+    ["connection", "close", "the server sets it"],
+    ["keep-alive", "timeout=5", "the server sets it"],
+    ["upgrade", "h2c", "the server sets it"],
+    ["te", "trailers", "the server sets it"],
+    ["trailer", "x", "the server sets it"],
+    ["host", "evil.test", "the server sets it"],
+    ["proxy-authenticate", "Basic", "the server sets it"],
+    ["x a", "1", "not an HTTP token"],
+    ["", "1", "not an HTTP token"],
+    ["x:y", "1", "not an HTTP token"],
+    ["x-\u00e9", "1", "not an HTTP token"],
+    ["x-split", "a\r\nset-cookie: b=1", "character HTTP cannot carry"],
+    ["x-lf", "a\nb", "character HTTP cannot carry"],
+    ["x-nul", "a\u0000b", "character HTTP cannot carry"],
+    ["x-emoji", "\u{1f600}", "character HTTP cannot carry"],
+    ["x-long", "a".repeat(8193), "over 8192 characters"],
+  ])("leaves out header %j (%j) with a warning and sends the rest", (name, value, why) => {
+    const check = validateRespond({ status: 200, headers: { [name]: value, "x-ok": "yes" }, body: "hello" });
+    expect(check.problems).toEqual([]);
+    expect(check.value).toEqual({ status: 200, headers: { "x-ok": "yes" }, body: "hello" });
+    expect(check.warnings).toHaveLength(1);
+    expect(check.warnings[0]).toContain(why);
+    expect(check.warnings[0]).toContain(JSON.stringify(name).slice(0, 20));
+  });
+
+  it("keeps Latin-1 text, tabs and surrounding spaces trimmed; caps the number of headers", () => {
+    expect(validateRespond({ status: 200, headers: { "x-a": " caf\u00e9\tok " } }).value?.headers).toEqual({
+      "x-a": "caf\u00e9\tok",
+    });
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`x-${i}`, "v"]));
+    const check = validateRespond({ status: 200, headers: many });
+    expect(Object.keys(check.value?.headers ?? {})).toHaveLength(100);
+    expect(check.warnings).toEqual(['respond(): header "x-100" left out: over 100 headers']);
   });
 
   it.each([

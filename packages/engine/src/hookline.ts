@@ -1147,9 +1147,12 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
           : { code: "no_response", message: "The source finished without calling respond()" },
       });
     }
-    const { value, problems } = validateRespond(first);
+    const { value, problems, warnings } = validateRespond(first);
+    for (const warning of warnings) await systemLog(dc.workspaceId, dc.id, "warn", warning);
     if (!value) {
-      return json(500, { error: { code: "invalid_respond", message: propsProblemMessage(problems) } });
+      const message = `respond(): ${problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ")}`;
+      await systemLog(dc.workspaceId, dc.id, "error", `invalid_respond: ${message}`);
+      return json(502, { error: { code: "invalid_respond", message } });
     }
     const headers: Record<string, string> = { ...value.headers };
     let body: string | Uint8Array = "";

@@ -110,13 +110,12 @@ export interface EmitMeta {
   ts?: number;
 }
 
-/** Arguments of `respond()` (HTTP interface) or `$.respond()` (actions). */
-export interface RespondCall {
-  status: number;
-  headers?: Record<string, string>;
-  /** A string, a JSON value, or bytes (`{ $bytes: "<base64>" }`). */
-  body?: unknown;
-}
+/**
+ * Arguments of `respond()` (HTTP interface) or `$.respond()` (actions), as the component passed
+ * them (made JSON; bytes as `{ $bytes: "<base64>" }`). Not validated here: the caller checks them
+ * with `validateRespond` from `@hookline/core`, the one owner of the rule.
+ */
+export type RespondCall = unknown;
 
 /** One line of a component's console output or error, as logged during an invocation. */
 export interface LogLine {

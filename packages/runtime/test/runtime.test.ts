@@ -117,13 +117,13 @@ describe("sources", () => {
     m.dispose();
   });
 
-  it("gives the HTTP interface its endpoint and validates respond()", async () => {
+  it("gives the HTTP interface its endpoint and forwards respond() as called (core validates it)", async () => {
     const code = `
       export default {
         name: "Http", version: "0.1.0",
         props: { http: { type: "$.interface.http", customResponse: true } },
         async run(event) {
-          if (event.body.bad) { this.http.respond({ status: 99 }); return; }
+          if (event.body.bad) { this.http.respond({ status: "201", headers: { "content-length": 2, n: 1 }, body: new Uint8Array([104]) }); return; }
           this.http.respond({ status: 201, headers: { "x-a": "b" }, body: { echo: event.body, at: this.http.endpoint } });
         },
         hooks: { async activate() { this.http.respond({ status: 200 }); } },
@@ -140,8 +140,11 @@ describe("sources", () => {
     expect(ok.responds).toEqual([
       { status: 201, headers: { "x-a": "b" }, body: { echo: { a: 1 }, at: "http://localhost/http/en_1" } },
     ]);
-    const bad = await m.run({ body: { bad: true } });
-    expect(bad.error).toMatchObject({ code: "invalid_respond" });
+    const raw = await m.run({ body: { bad: true } });
+    expect(raw.error).toBeUndefined();
+    expect(raw.responds).toEqual([
+      { status: "201", headers: { "content-length": 2, n: 1 }, body: { $bytes: "aA==" } },
+    ]);
     const hook = await m.hook("activate");
     expect(hook.error?.message).toBe("respond() is callable from run() only");
     expect(m.description.props.http).toMatchObject({ type: "$.interface.http", customResponse: true });

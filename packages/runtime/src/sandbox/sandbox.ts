@@ -88,7 +88,8 @@ function shimSource(name: string): string {
 export interface GuestResult {
   emits: { event: unknown; meta: Record<string, unknown> }[];
   exports: Record<string, unknown>;
-  responds: { status: number; headers?: Record<string, string>; body?: unknown }[];
+  /** respond() calls as the component made them; validated by the caller (core's validateRespond). */
+  responds: unknown[];
   sends: { kind: "http" | "email" | "s3" | "emit" | "sse"; payload: unknown }[];
   logs: LogLine[];
   dbWrites: [string, unknown, boolean][];

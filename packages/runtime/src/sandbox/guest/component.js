@@ -12,12 +12,6 @@
   }
   var FLOW_EXIT = api.FLOW_EXIT;
 
-  function isPlainObject(v) {
-    if (v === null || typeof v !== "object") return false;
-    var proto = Object.getPrototypeOf(v);
-    return proto === Object.prototype || proto === null;
-  }
-
   function deepFreeze(v) {
     if (v && typeof v === "object") {
       Object.freeze(v);
@@ -48,26 +42,19 @@
     return toJsonValue(body, "respond body");
   }
 
-  function checkRespond(r, where) {
-    if (r === null || typeof r !== "object")
-      throw new TypeError(where + " takes an object { status, headers, body }");
-    var status = r.status;
-    if (typeof status !== "number" || !Number.isInteger(status) || status < 100 || status > 599) {
-      var err = new TypeError(
-        where + ": status must be an integer from 100 to 599, got " + JSON.stringify(status),
-      );
-      err.code = "invalid_respond";
-      throw err;
+  // respond() as the component called it, made JSON: the host validates it (core's
+  // validateRespond is the one owner of the rule, which accepts "201" and drops unsafe headers).
+  function forwardRespond(r) {
+    if (r === null || typeof r !== "object") {
+      var json = toJsonValue(r, "respond()");
+      return json === undefined ? null : json;
     }
-    var headers;
-    if (r.headers !== undefined) {
-      if (!isPlainObject(r.headers)) throw new TypeError(where + ": headers must be an object");
-      headers = {};
-      for (var k of Object.keys(r.headers)) headers[k] = String(r.headers[k]);
+    var out = {};
+    for (var k of Object.keys(r)) {
+      if (k === "body") {
+        if (r.body !== undefined) out.body = bytesOrValue(r.body);
+      } else out[k] = toJsonValue(r[k], "respond() " + k);
     }
-    var out = { status: status };
-    if (headers) out.headers = headers;
-    if (r.body !== undefined) out.body = bytesOrValue(r.body);
     return out;
   }
 
@@ -84,7 +71,7 @@
         (rec.exports || (rec.exports = {}))[String(name)] = json;
       },
       respond: (r) => {
-        var response = checkRespond(r, "$.respond()");
+        var response = forwardRespond(r);
         (rec.responds || (rec.responds = [])).push(response);
       },
       flow: {
@@ -151,7 +138,7 @@
       respond: (r) => {
         var rec = api.current();
         if (!rec || rec.kind !== "run") throw new Error("respond() is callable from run() only");
-        var response = checkRespond(r, "respond()");
+        var response = forwardRespond(r);
         (rec.responds || (rec.responds = [])).push(response);
       },
     };
