@@ -2,7 +2,7 @@
 import { createServer } from "node:http";
 import { createHookline } from "@hookline/engine";
 import { createHandler } from "@hookline/http";
-import { toNodeListener } from "@hookline/http/node";
+import { onClientError, toNodeListener } from "@hookline/http/node";
 
 const hookline = createHookline({
   secretsKey: process.env.HOOKLINE_SECRETS_KEY ?? "dev-only",
@@ -14,6 +14,7 @@ const handler = createHandler(hookline);
 const port = Number(process.env.PORT ?? 0);
 
 const server = createServer(toNodeListener(handler));
+server.on("clientError", onClientError); // oversized headers, malformed HTTP: JSON errors
 server.listen(port, "127.0.0.1", () => {
   console.log(`HOOKLINE_API_KEY=${key}`);
   console.log(`listening on http://127.0.0.1:${server.address().port}`);

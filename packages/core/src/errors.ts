@@ -15,10 +15,13 @@ export const ERROR_CODES = {
   not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
+  service_unavailable: 503,
 
   // Component model (@hookline/core).
   invalid_component: 422,

@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hooklineRouter } from "../src/adapters/express.js";
 import { hooklinePlugin } from "../src/adapters/fastify.js";
 import { hooklineApp } from "../src/adapters/hono.js";
-import { toNodeListener } from "../src/adapters/node.js";
+import { onClientError, toNodeListener } from "../src/adapters/node.js";
 import { createHandler } from "../src/index.js";
 import { HTTP_SOURCE } from "./_harness.js";
+import { openSocket } from "./_raw-http.js";
 
 // Vitest starts its workers with `--conditions import` (from the root config's resolve conditions),
 // so Express 5's `require("is-promise")` resolves to that package's ESM build and gets a namespace
@@ -149,6 +150,7 @@ async function mount(fw: Framework, options: { expressJsonFirst?: boolean } = {}
   let stop: () => Promise<void>;
   if (fw === "node") {
     const server = createServer(toNodeListener(handler));
+    server.on("clientError", onClientError);
     base = await listen(server);
     stop = () => closeServer(server);
   } else if (fw === "express") {
@@ -262,6 +264,27 @@ describe.each(FRAMEWORKS)("%s adapter in-process", (fw) => {
     });
   }
 
+  it("answers a malformed Host with 400 (no uncaught exception) and keeps serving", async () => {
+    for (const host of ["[", "a/b", "x@y", "[::1"]) {
+      const socket = await openSocket(api.base);
+      try {
+        const res = await socket.request(`GET /v1/openapi.json HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+        expect(res.status, `Host: ${host}`).toBe(400);
+        // Hono's own server answers 400 with no body before the sub-app runs.
+        if (fw !== "hono") {
+          expect(JSON.parse(res.body)).toEqual({
+            error: { code: "bad_request", message: expect.any(String) },
+          });
+        }
+      } finally {
+        socket.close();
+      }
+    }
+    const doc = await fetch(`${api.base}/v1/openapi.json`);
+    expect(doc.status).toBe(200);
+    await checkApiAndIngress(api);
+  });
+
   it("serves the OpenAPI document and 404s unknown /v1 paths as JSON", async () => {
     const doc = await fetch(`${api.base}/v1/openapi.json`);
     expect(doc.status).toBe(200);
@@ -269,6 +292,38 @@ describe.each(FRAMEWORKS)("%s adapter in-process", (fw) => {
     const missing = await fetch(`${api.base}/v1/nope`, { headers: { authorization: `Bearer ${api.key}` } });
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as any).error.code).toBe("route_not_found");
+  });
+});
+
+describe("node adapter: requests Node refuses before the handler", () => {
+  let api: Mounted;
+  beforeAll(async () => {
+    api = await mount("node");
+  });
+  afterAll(() => api.close());
+
+  it("answers a 100 KB query string with a JSON 431 headers_too_large, then keeps serving", async () => {
+    const res = await fetch(`${api.base}/v1/webhooks?q=${"x".repeat(100 * 1024)}`, {
+      headers: { authorization: `Bearer ${api.key}` },
+    });
+    expect(res.status).toBe(431);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const { error } = (await res.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe("headers_too_large");
+    expect(error.message).toMatch(/JSON body/);
+    const ok = await fetch(`${api.base}/v1/webhooks`, { headers: { authorization: `Bearer ${api.key}` } });
+    expect(ok.status).toBe(200);
+  });
+
+  it("answers malformed HTTP with a JSON 400", async () => {
+    const socket = await openSocket(api.base);
+    try {
+      const res = await socket.request("GET /v1/webhooks HTTP/1.1\r\nHost: x\r\nbad header\r\n\r\n");
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body).error.code).toBe("bad_request");
+    } finally {
+      socket.close();
+    }
   });
 });
 

@@ -146,7 +146,7 @@ export default defineCommand({
     const dataDir = memory ? undefined : resolve(_str(args, "data-dir") ?? DEFAULT_DATA_DIR);
     if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 
-    const [{ createHookline }, { createHandler }, { toNodeListener }] = await Promise.all([
+    const [{ createHookline }, { createHandler }, { onClientError, toNodeListener }] = await Promise.all([
       import("@hookline/engine"),
       import("@hookline/http"),
       import("@hookline/http/node"),
@@ -163,6 +163,8 @@ export default defineCommand({
         if (listener) listener(req, res);
         else res.writeHead(503).end();
       });
+      // Oversized headers and malformed HTTP answered as JSON, as the API answers.
+      server.on("clientError", onClientError);
       const srv = server;
       await new Promise<void>((ok, fail) => {
         srv.once("error", (error: NodeJS.ErrnoException) =>

@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type FetchHandler, toRequest, writeResponse } from "./node.js";
+import { type FetchHandler, jsonError, RequestError, serveNode, toRequest } from "./node.js";
 
 export type { FetchHandler } from "./node.js";
 
@@ -94,18 +94,12 @@ export function hooklineRouter(handler: FetchHandler): HooklineMiddleware {
       next();
       return;
     }
-    let request: Request;
-    try {
-      request = fromExpress(req);
-    } catch (error) {
+    // A malformed request (bad Host) is ours to answer; any other error goes to Express.
+    const errorHandler = (error: unknown) => {
+      if (error instanceof RequestError) return jsonError(400, "bad_request", error.message);
       next(error);
-      return;
-    }
-    handler(request)
-      .then((response) => writeResponse(response, res))
-      .catch((error: unknown) => {
-        if (!res.headersSent) next(error);
-        else res.destroy();
-      });
+      return undefined;
+    };
+    serveNode(handler, req, res, { errorHandler }, fromExpress).catch(() => res.destroy());
   };
 }

@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type FetchHandler, toRequest, writeResponse } from "./node.js";
+import { type FetchHandler, serveNode } from "./node.js";
 
 export type { FetchHandler } from "./node.js";
 
@@ -51,14 +51,8 @@ export async function hooklinePlugin(
     const raw = request.raw;
     if (prefix && raw.url?.startsWith(prefix)) raw.url = raw.url.slice(prefix.length) || "/";
     reply.hijack();
-    try {
-      await writeResponse(await handler(toRequest(raw)), reply.raw);
-    } catch (error) {
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { "content-type": "application/json" });
-        reply.raw.end(JSON.stringify({ error: { code: "internal_error", message: String(error) } }));
-      } else reply.raw.destroy();
-    }
+    // As the node adapter: a bad Host is a JSON 400, other errors a JSON 500 that leaks nothing.
+    await serveNode(handler, raw, reply.raw).catch(() => reply.raw.destroy());
   };
   fastify.all("/v1/*", serve);
   fastify.all("/http/*", serve);

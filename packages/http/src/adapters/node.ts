@@ -1,18 +1,99 @@
 /**
  * `@hookline/http/node`: the handler as a `node:http` request listener.
  *
+ * It keeps the invariants of `@hono/node-server`'s listener: the Web `Request` is built inside the
+ * error path (a malformed `Host` or request target is a 400, never an uncaught exception), the
+ * scheme comes from the socket, errors go through an `errorHandler`, and no exception escapes a
+ * request. `onClientError` answers what Node refuses before a request exists (oversized headers,
+ * malformed HTTP) as JSON.
+ *
  * @packageDocumentation
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
+import type { TLSSocket } from "node:tls";
+import type { ErrorCode } from "@hookline/core";
 
 /** A Web-standard handler, as `createHandler` returns. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
-/** Converts a Node request into a Web `Request` (the body streamed, not buffered). */
-export function toRequest(req: IncomingMessage, base = "http://localhost"): Request {
-  const host = req.headers.host ?? new URL(base).host;
-  const url = new URL(req.url ?? "/", `http://${host}`);
+/**
+ * Answers an error thrown while a request is read or served: a Response to send, or undefined when
+ * the error was handed on (for example to Express's `next`) and nothing must be written.
+ */
+export type NodeErrorHandler = (
+  error: unknown,
+  req: IncomingMessage,
+) => Response | undefined | Promise<Response | undefined>;
+
+/** Options of {@link toNodeListener}. */
+export interface NodeListenerOptions {
+  /**
+   * Answers an error thrown while the request is turned into a Web `Request` (a {@link RequestError},
+   * such as a malformed `Host`) or while `handler` runs. Default: `400 bad_request` for a
+   * `RequestError`; `500 internal_error` otherwise, logged with `console.error` (the message never
+   * carries the error's text).
+   */
+  errorHandler?: NodeErrorHandler;
+  /** Host of requests that carry none (HTTP/1.0). Default `localhost`. */
+  hostname?: string;
+}
+
+/** A request Node parsed but that cannot become a Web `Request` (bad `Host`, bad target). */
+export class RequestError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "RequestError";
+  }
+}
+
+// A plain host (name or IPv4, optional port) needs no further check; anything else must parse back
+// to the same host name, so a Host such as "a/b", "a?b" or "a@b" cannot move into the path.
+const PLAIN_HOST = /^[a-z0-9._-]+(?::\d{1,5})?$/i;
+
+/** The request's URL: scheme from the socket, host from `Host`, target as sent. */
+function requestUrl(req: IncomingMessage, hostname: string): URL {
+  const target = req.url ?? "/";
+  if (/^https?:\/\//i.test(target)) {
+    // Absolute form, as sent to a proxy.
+    try {
+      return new URL(target);
+    } catch (error) {
+      throw new RequestError("The request target is not a valid URL", { cause: error });
+    }
+  }
+  if (!target.startsWith("/")) throw new RequestError("The request target must start with /");
+  const backslash = target.indexOf("\\");
+  const query = target.indexOf("?");
+  if (backslash !== -1 && (query === -1 || backslash < query)) {
+    throw new RequestError("The request path holds a backslash");
+  }
+  const host = req.headers.host || hostname;
+  const scheme = (req.socket as TLSSocket | undefined)?.encrypted ? "https" : "http";
+  let url: URL;
+  try {
+    url = new URL(`${scheme}://${host}${target}`);
+  } catch (error) {
+    throw new RequestError("The Host header or the request target is not valid", { cause: error });
+  }
+  if (!PLAIN_HOST.test(host) && url.hostname !== host.replace(/:\d+$/, "").toLowerCase()) {
+    throw new RequestError("The Host header is not valid");
+  }
+  return url;
+}
+
+/**
+ * Converts a Node request into a Web `Request` (the body streamed, not buffered). Throws a
+ * {@link RequestError} for a malformed `Host` or request target.
+ *
+ * @example
+ * ```ts
+ * createServer(async (req, res) => writeResponse(await handler(toRequest(req)), res));
+ * ```
+ */
+export function toRequest(req: IncomingMessage, hostname = "localhost"): Request {
+  const url = requestUrl(req, hostname);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -31,12 +112,32 @@ export function toRequest(req: IncomingMessage, base = "http://localhost"): Requ
   } as RequestInit);
 }
 
+/** A JSON error response in the REST API's shape. */
+export function jsonError(status: number, code: ErrorCode, message: string): Response {
+  return new Response(JSON.stringify({ error: { code, message } }), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });
+}
+
+/**
+ * The default {@link NodeErrorHandler}: 400 `bad_request` for a {@link RequestError}, otherwise
+ * a logged 500 `internal_error` whose message leaks nothing.
+ */
+export const defaultErrorHandler = (error: unknown): Response => {
+  if (error instanceof RequestError) return jsonError(400, "bad_request", error.message);
+  console.error("[hookline] request failed:", error);
+  return jsonError(500, "internal_error", "Internal error");
+};
+
 /** Writes a Web `Response` to a Node response, streaming its body (SSE included). */
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
+  const setCookies = response.headers.getSetCookie?.() ?? [];
+  if (setCookies.length > 1) headers["set-cookie"] = setCookies;
   res.writeHead(response.status, headers);
   if (!response.body) {
     res.end();
@@ -53,25 +154,108 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
 }
 
 /**
- * A `node:http` request listener that serves `handler`.
+ * Serves one Node request with `handler`: the Request is built (by `build`, default
+ * {@link toRequest}) inside the error path, errors go to `errorHandler`, and nothing escapes (a
+ * failure after the headers were sent ends the connection).
+ *
+ * @example
+ * ```ts
+ * createServer((req, res) => void serveNode(handler, req, res));
+ * ```
+ */
+export async function serveNode<R extends IncomingMessage>(
+  handler: FetchHandler,
+  req: R,
+  res: ServerResponse,
+  options: NodeListenerOptions = {},
+  build: (req: R) => Request = (r) => toRequest(r, options.hostname),
+): Promise<void> {
+  let response: Response | undefined;
+  try {
+    response = await handler(build(req));
+  } catch (error) {
+    try {
+      response = await (options.errorHandler ?? defaultErrorHandler)(error, req);
+    } catch (handlerError) {
+      response = defaultErrorHandler(handlerError);
+    }
+    if (!response) return;
+  }
+  try {
+    await writeResponse(response, res);
+  } catch (error) {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const failed = defaultErrorHandler(error);
+    res.writeHead(failed.status, { "content-type": "application/json; charset=utf-8" });
+    res.end(await failed.text());
+  }
+}
+
+/**
+ * A `node:http` request listener that serves `handler`. Also listen for `clientError` with
+ * {@link onClientError} so that requests Node refuses itself are answered as JSON.
  *
  * @example
  * ```ts
  * import { createServer } from "node:http";
- * import { toNodeListener } from "@hookline/http/node";
+ * import { onClientError, toNodeListener } from "@hookline/http/node";
  *
- * createServer(toNodeListener(createHandler(hookline))).listen(4100);
+ * const server = createServer(toNodeListener(createHandler(hookline)));
+ * server.on("clientError", onClientError);
+ * server.listen(4100);
  * ```
  */
-export function toNodeListener(handler: FetchHandler): (req: IncomingMessage, res: ServerResponse) => void {
+export function toNodeListener(
+  handler: FetchHandler,
+  options: NodeListenerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    handler(toRequest(req))
-      .then((response) => writeResponse(response, res))
-      .catch((error: unknown) => {
-        if (!res.headersSent) {
-          res.writeHead(500, { "content-type": "application/json" });
-          res.end(JSON.stringify({ error: { code: "internal_error", message: String(error) } }));
-        } else res.destroy();
-      });
+    serveNode(handler, req, res, options).catch(() => res.destroy());
   };
+}
+
+/** The status, code and message of an error Node's HTTP parser raised. */
+function clientErrorAnswer(code: string | undefined): [number, ErrorCode, string] {
+  if (code === "HPE_HEADER_OVERFLOW") {
+    return [
+      431,
+      "headers_too_large",
+      "The request line and headers are larger than the server accepts (16 KB unless it sets its own limit); send long values in a JSON body",
+    ];
+  }
+  if (code === "HPE_CHUNK_EXTENSIONS_OVERFLOW") {
+    return [413, "payload_too_large", "The chunk extensions of the request body are too large"];
+  }
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    return [408, "request_timeout", "The request was not received in time"];
+  }
+  return [400, "bad_request", "The request is not valid HTTP/1.1"];
+}
+
+/**
+ * A `clientError` listener for a `node:http` server: what Node's parser refuses before a request
+ * exists (headers over `maxHeaderSize`, malformed HTTP, a request timeout) is answered as a JSON
+ * error, as the REST API answers, instead of Node's bare status line; then the connection closes.
+ *
+ * @example
+ * ```ts
+ * server.on("clientError", onClientError);
+ * ```
+ */
+export function onClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] = clientErrorAnswer(error.code);
+  const body = JSON.stringify({ error: { code, message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      "content-type: application/json; charset=utf-8\r\n" +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
