@@ -16,7 +16,13 @@ import {
   type PropDescription,
   validateComponent,
 } from "@hookline/core";
-import { compareVersions, type SavedComponent, type Store, type Visibility } from "@hookline/store";
+import {
+  compareVersions,
+  type SavedComponent,
+  type Store,
+  StoreError,
+  type Visibility,
+} from "@hookline/store";
 import type { CodeInput, ComponentView } from "./hookline.js";
 
 export type { Visibility };
@@ -239,10 +245,7 @@ export function createRegistry(ctx: RegistryContext): {
         });
       } catch (error) {
         // A concurrent publish of the same key and version won the race.
-        if (
-          (error as { name?: string; code?: string }).name === "StoreError" &&
-          (error as { code?: string }).code === "conflict"
-        ) {
+        if (error instanceof StoreError && error.code === "conflict") {
           throw new HooklineError(
             "component_version_exists",
             `${key}@${version} is already published by this workspace: publish a new version`,

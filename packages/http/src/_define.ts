@@ -20,8 +20,14 @@ export interface RouteContext<P = Record<string, unknown>> {
   requestId: string;
 }
 
-/** What a handler returns: `data` (wrapped as `{ data }`), a list, or a ready Response. */
-export type RouteResult = { data: unknown } | { list: unknown[]; pageInfo: PageInfo } | Response;
+/**
+ * What a handler returns: `data` (wrapped as `{ data }`), a list, or a ready Response. A list gives
+ * the cursor that continues after each item, so a page cut short by its byte budget can end there.
+ */
+export type RouteResult =
+  | { data: unknown }
+  | { list: unknown[]; pageInfo: PageInfo; cursor: (index: number) => string }
+  | Response;
 
 /** The `page_info` of list responses. */
 export interface PageInfo {

@@ -3,11 +3,20 @@
  * as one Web-standard `(request: Request) => Promise<Response>`.
  */
 import { randomUUID } from "node:crypto";
-import { HooklineError, isHooklineError } from "@hookline/core";
+import { HooklineError } from "@hookline/core";
 import type { Hookline } from "@hookline/engine";
 import { hashApiKey } from "@hookline/engine";
-import Value from "typebox/value";
 import type { Route, RouteResult } from "./_define.js";
+import { internalError, toApiError } from "./_errors.js";
+import {
+  listBody,
+  rateLimited,
+  readBody,
+  type TokenBucketOptions,
+  tokenBuckets,
+  windowLimiter,
+} from "./_limits.js";
+import { decodePath, mergeParams, parseJsonBody, queryObject, validateParams } from "./_params.js";
 import { buildOpenApi } from "./openapi.js";
 import { accountRoutes } from "./routes/accounts.js";
 import { componentRoutes } from "./routes/components.js";
@@ -18,10 +27,21 @@ import { createStreamRoutes, streamRoutes } from "./sse.js";
 
 /** Options of {@link createHandler}. */
 export interface HandlerOptions {
-  /** Largest request body, bytes (default 1 MB); larger is 413 `payload_too_large`. */
+  /** Largest request body, bytes (default 1 MB), for the API and HTTP endpoints; larger is 413 `payload_too_large`. */
   bodyLimit?: number;
   /** Requests per API key per window (default 600 per 60 s); `false` turns the limit off. */
   rateLimit?: { requests: number; windowMs: number } | false;
+  /**
+   * Requests per HTTP endpoint (`/http/{endpoint_id}`) on this node, as a token bucket (default 20
+   * per second sustained, bursts of 200); over it, 429 `rate_limited` with `Retry-After`. `false`
+   * turns the limit off.
+   */
+  ingressRateLimit?: TokenBucketOptions | false;
+  /**
+   * Largest serialized page of a list, bytes (default 4 MB): a page stops before the item that
+   * would pass it (it always holds one item) and `end_cursor` continues from there.
+   */
+  maxPageBytes?: number;
   /** CORS: allowed origins (`"*"` for any). Default: no CORS headers. */
   cors?: { origin: string | string[] };
   /** Where errors that are not Hookline errors are reported (default `console.error`). */
@@ -29,6 +49,14 @@ export interface HandlerOptions {
   /** SSE heartbeat interval, ms (default 15,000). */
   heartbeatMs?: number;
 }
+
+/** The defaults of the caps in {@link HandlerOptions}. */
+export const HANDLER_DEFAULTS = {
+  bodyLimit: 1024 * 1024,
+  rateLimit: { requests: 600, windowMs: 60_000 },
+  ingressRateLimit: { perSecond: 20, burst: 200 },
+  maxPageBytes: 4 * 1024 * 1024,
+} as const;
 
 /** Every route of the REST API, in matching order. */
 export const ROUTES: Route[] = [
@@ -56,7 +84,7 @@ function compile(route: Route): Compiled {
 }
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+  return new Response(typeof body === "string" ? body : JSON.stringify(body), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...headers },
   });
@@ -66,66 +94,8 @@ function errorResponse(error: HooklineError, headers: Record<string, string> = {
   return jsonResponse(error.status, { error: error.toJSON() }, headers);
 }
 
-/** Reads at most `limit` bytes of a body; undefined when it is larger. */
-async function readBody(request: Request, limit: number): Promise<Uint8Array | undefined> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) return undefined;
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
-function queryObject(url: URL): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const key of new Set(url.searchParams.keys())) {
-    const all = url.searchParams.getAll(key);
-    out[key] = all.length === 1 ? (all[0] as string) : all;
-  }
-  return out;
-}
-
-/** Merges query and JSON body fields; the same field given differently in both is a 400. */
-function mergeParams(query: Record<string, unknown>, body: Record<string, unknown>): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...body };
-  for (const [key, value] of Object.entries(query)) {
-    if (key in body && String(body[key]) !== String(value)) {
-      throw new HooklineError(
-        "conflicting_parameter",
-        `"${key}" is given differently in the query and the body`,
-      );
-    }
-    if (!(key in body)) merged[key] = value;
-  }
-  return merged;
-}
-
-function validateParams(route: Route, raw: Record<string, unknown>): Record<string, unknown> {
-  if (!route.params) return raw;
-  // Query strings carry text: convert "5" to 5 and "true" to true where the schema says so.
-  const converted = Value.Convert(route.params, raw) as Record<string, unknown>;
-  if (Value.Check(route.params, converted)) return converted;
-  const problems = [...Value.Errors(route.params, converted)].map((e) => ({
-    path:
-      e.instancePath.replace(/^\//, "").replace(/\//g, ".") ||
-      (e.params as { requiredProperties?: string[] }).requiredProperties?.join(",") ||
-      "",
-    message: e.message,
-  }));
-  const summary = problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
-  throw new HooklineError("validation_failed", `Invalid parameters: ${summary}`, { problems });
-}
+// Statuses whose response has no body, and the informational ones a fetch Response cannot end with.
+const NULL_BODY = new Set([204, 205, 304]);
 
 /**
  * Creates the `/v1` handler.
@@ -147,10 +117,14 @@ export function createHandler(
     ? [...ROUTES.filter((r) => r.tag !== "Streams"), ...createStreamRoutes(options.heartbeatMs)]
     : ROUTES;
   const compiled = routes.map(compile);
-  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
-  const rate =
-    options.rateLimit === false ? undefined : (options.rateLimit ?? { requests: 600, windowMs: 60_000 });
-  const buckets = new Map<string, { count: number; resetAt: number }>();
+  const bodyLimit = options.bodyLimit ?? HANDLER_DEFAULTS.bodyLimit;
+  const maxPageBytes = options.maxPageBytes ?? HANDLER_DEFAULTS.maxPageBytes;
+  const apiLimit =
+    options.rateLimit === false ? undefined : windowLimiter(options.rateLimit ?? HANDLER_DEFAULTS.rateLimit);
+  const ingressLimit =
+    options.ingressRateLimit === false
+      ? undefined
+      : tokenBuckets(options.ingressRateLimit ?? HANDLER_DEFAULTS.ingressRateLimit);
   const onError = options.onError ?? ((error, id) => console.error(`[hookline ${id}]`, error));
   let openapi: unknown;
 
@@ -170,21 +144,11 @@ export function createHandler(
     };
   }
 
-  function rateLimited(keyHash: string): number | undefined {
-    if (!rate) return undefined;
-    const now = Date.now();
-    let bucket = buckets.get(keyHash);
-    if (!bucket || bucket.resetAt <= now) {
-      bucket = { count: 0, resetAt: now + rate.windowMs };
-      buckets.set(keyHash, bucket);
-    }
-    bucket.count++;
-    return bucket.count > rate.requests ? Math.ceil((bucket.resetAt - now) / 1000) : undefined;
-  }
-
-  async function ingress(request: Request, url: URL, endpointId: string, rest: string): Promise<Response> {
+  async function ingress(request: Request, url: URL, rawEndpoint: string, rest: string): Promise<Response> {
+    const endpointId = decodePath(["endpoint_id"], [rawEndpoint]).endpoint_id as string;
+    const retryAfter = ingressLimit?.take(endpointId);
+    if (retryAfter !== undefined) return rateLimited(retryAfter, "to this HTTP endpoint");
     const body = await readBody(request, bodyLimit);
-    if (!body) throw new HooklineError("payload_too_large", `The body is over ${bodyLimit} bytes`);
     const headers: Record<string, string> = {};
     request.headers.forEach((value, key) => {
       headers[key] = value;
@@ -196,7 +160,13 @@ export function createHandler(
       headers,
       ...(body.byteLength > 0 ? { body } : {}),
     });
-    return new Response(reply.body as ConstructorParameters<typeof Response>[0], {
+    if (reply.status < 200) {
+      // A fetch Response cannot end with an informational status: the component answered wrongly.
+      const message = `respond(): status ${reply.status} is informational and cannot end a request; use 200 to 599`;
+      return jsonResponse(502, { error: { code: "invalid_respond", message } });
+    }
+    const bodyless = NULL_BODY.has(reply.status) || request.method === "HEAD";
+    return new Response(bodyless ? null : (reply.body as ConstructorParameters<typeof Response>[0]), {
       status: reply.status,
       headers: reply.headers,
     });
@@ -215,26 +185,20 @@ export function createHandler(
       .map((c) => ({ c, m: c.regex.exec(path) }))
       .filter((x): x is { c: Compiled; m: RegExpExecArray } => x.m !== null);
     if (matches.length === 0)
-      throw new HooklineError("route_not_found", `No route ${request.method} ${path}`);
+      throw new HooklineError("route_not_found", `No route ${request.method} ${path.slice(0, 200)}`);
     const hit = matches.find((x) => x.c.route.method === request.method);
     if (!hit) {
       const allow = [...new Set(matches.map((x) => x.c.route.method))].join(", ");
-      return jsonResponse(
-        405,
-        {
-          error: {
-            code: "method_not_allowed",
-            message: `${request.method} is not allowed on ${path}; use ${allow}`,
-          },
-        },
+      return errorResponse(
+        new HooklineError(
+          "method_not_allowed",
+          `${request.method} is not allowed on ${path.slice(0, 200)}; use ${allow}`,
+        ),
         { allow },
       );
     }
     const { route } = hit.c;
-    const pathParams: Record<string, string> = {};
-    hit.c.names.forEach((name, i) => {
-      pathParams[name] = decodeURIComponent(hit.m[i + 1] as string);
-    });
+    const pathParams = decodePath(hit.c.names, hit.m.slice(1));
 
     let workspaceId = "";
     if (route.auth !== false) {
@@ -243,36 +207,16 @@ export function createHandler(
       if (!key) throw new HooklineError("unauthorized", "Send Authorization: Bearer <api key>");
       const workspace = await hookline.apiKeys.resolve(key);
       if (!workspace) throw new HooklineError("unauthorized", "The API key is unknown or revoked");
-      const retryAfter = rateLimited(hashApiKey(key));
-      if (retryAfter !== undefined) {
-        return jsonResponse(
-          429,
-          { error: { code: "rate_limited", message: `Too many requests; retry in ${retryAfter} s` } },
-          { "retry-after": String(retryAfter) },
-        );
-      }
+      const retryAfter = apiLimit?.take(hashApiKey(key));
+      if (retryAfter !== undefined) return rateLimited(retryAfter, "with this API key");
       workspaceId = workspace.id;
     }
 
-    let body: Record<string, unknown> = {};
-    if (request.method !== "GET" && request.method !== "DELETE") {
-      const bytes = await readBody(request, bodyLimit);
-      if (!bytes) throw new HooklineError("payload_too_large", `The body is over ${bodyLimit} bytes`);
-      const text = Buffer.from(bytes).toString("utf8").trim();
-      if (text !== "") {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          throw new HooklineError("invalid_json", "The body is not valid JSON");
-        }
-        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-          throw new HooklineError("invalid_json", "The body must be a JSON object");
-        }
-        body = parsed as Record<string, unknown>;
-      }
-    }
-    const params = validateParams(route, mergeParams(queryObject(url), body));
+    const body =
+      request.method !== "GET" && request.method !== "DELETE"
+        ? parseJsonBody(await readBody(request, bodyLimit))
+        : {};
+    const params = validateParams(route.params, mergeParams(queryObject(url), body));
     const result: RouteResult = await route.handler({
       request,
       url,
@@ -283,7 +227,9 @@ export function createHandler(
       requestId,
     });
     if (result instanceof Response) return result;
-    if ("list" in result) return jsonResponse(200, { data: result.list, page_info: result.pageInfo });
+    if ("list" in result) {
+      return jsonResponse(200, listBody(result.list, result.pageInfo, result.cursor, maxPageBytes));
+    }
     return jsonResponse(200, { data: result.data });
   }
 
@@ -296,18 +242,9 @@ export function createHandler(
     try {
       response = await dispatch(request, requestId);
     } catch (error) {
-      if (isHooklineError(error)) response = errorResponse(error);
-      else if (
-        (error as { name?: string; code?: string }).name === "StoreError" &&
-        (error as { code?: string }).code === "conflict"
-      ) {
-        response = errorResponse(new HooklineError("conflict", (error as Error).message));
-      } else {
-        onError(error, requestId);
-        response = errorResponse(
-          new HooklineError("internal_error", `Internal error (request ${requestId})`),
-        );
-      }
+      const apiError = toApiError(error);
+      if (!apiError) onError(error, requestId);
+      response = errorResponse(apiError ?? internalError(requestId));
     }
     const headers = new Headers(response.headers);
     headers.set("x-request-id", requestId);

@@ -6,13 +6,14 @@ export function paginate<T>(
   items: T[],
   idOf: (item: T) => string,
   params: { limit?: number; after?: string },
-): { list: T[]; pageInfo: PageInfo } {
+): { list: T[]; pageInfo: PageInfo; cursor: (index: number) => string } {
   const sorted = [...items].sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0));
   const start = params.after ? sorted.findIndex((item) => idOf(item) > (params.after as string)) : 0;
   const from = start === -1 ? sorted.length : start;
   const list = sorted.slice(from, from + (params.limit ?? 20));
   return {
     list,
+    cursor: (index) => idOf(list[index] as T),
     pageInfo: {
       total_count: sorted.length,
       count: list.length,

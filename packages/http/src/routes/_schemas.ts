@@ -9,6 +9,15 @@ export const ListParams = {
   after: Type.Optional(Type.String({ description: "Cursor: the `end_cursor` of the previous page" })),
 };
 
+/** `after` of lists paged by sequence number (events, logs): the digits of an `end_cursor`. */
+export const SeqCursor = Type.Optional(
+  Type.String({
+    pattern: "^[0-9]{1,15}$",
+    description: "Cursor: the `end_cursor` of the previous page",
+    "x-error": "must be the end_cursor of a previous page (digits)",
+  }),
+);
+
 /** A webhook. */
 export const WebhookData = Type.Object({
   id: Type.String({ pattern: "^wh_" }),

@@ -13,7 +13,11 @@ export const accountRoutes = [
     tag: "Accounts",
     summary: "Connect an account: `auth` becomes the app's $auth, encrypted at rest",
     params: Type.Object({
-      app: Type.String({ pattern: "^[a-z0-9_]+$", description: "The app's name slug" }),
+      app: Type.String({
+        pattern: "^[a-z0-9_]+$",
+        description: "The app's name slug",
+        "x-error": "must be an app's name slug: lowercase letters, digits and _ (such as github)",
+      }),
       name: Type.Optional(Type.String({ maxLength: 200 })),
       auth: Type.Record(Type.String(), Type.Unknown(), { description: "Credentials: tokens, API keys" }),
     }),
@@ -38,7 +42,7 @@ export const accountRoutes = [
     async handler({ hookline, workspaceId, params }) {
       const accounts = await hookline.accounts.list(workspaceId, params.app ? { app: params.app } : {});
       const page = paginate(accounts, (a) => a.id, params);
-      return { list: page.list.map(accountJson), pageInfo: page.pageInfo };
+      return { list: page.list.map(accountJson), pageInfo: page.pageInfo, cursor: page.cursor };
     },
   }),
   defineRoute({

@@ -72,7 +72,7 @@ export const componentRoutes = [
     list: true,
     async handler({ hookline, workspaceId, params }) {
       const page = paginate(await hookline.components.list(workspaceId), (c) => c.id, params);
-      return { list: page.list.map(componentJson), pageInfo: page.pageInfo };
+      return { list: page.list.map(componentJson), pageInfo: page.pageInfo, cursor: page.cursor };
     },
   }),
   // The registry routes come before /v1/components/{id}, which would match them too.
@@ -122,7 +122,7 @@ export const componentRoutes = [
     async handler({ hookline, workspaceId, params }) {
       const all = await hookline.registry.list(workspaceId, { allVersions: params.all_versions === true });
       const page = paginate(all, (c) => c.id, params);
-      return { list: page.list.map(registryJson), pageInfo: page.pageInfo };
+      return { list: page.list.map(registryJson), pageInfo: page.pageInfo, cursor: page.cursor };
     },
   }),
   defineRoute({

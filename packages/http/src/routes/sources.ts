@@ -4,7 +4,7 @@ import Type from "typebox";
 import { defineRoute, type RouteContext } from "../_define.js";
 import { eventSummaryJson, logJson, sourceJson } from "../_json.js";
 import { paginate } from "./_paginate.js";
-import { EventSummaryData, ListParams, LogData, SourceData } from "./_schemas.js";
+import { EventSummaryData, ListParams, LogData, SeqCursor, SourceData } from "./_schemas.js";
 import { CodeParams, codeFrom } from "./components.js";
 
 const ConfiguredProps = Type.Optional(
@@ -104,7 +104,7 @@ export const sourceRoutes = [
     list: true,
     async handler({ hookline, workspaceId, params }) {
       const page = paginate(await hookline.sources.list(workspaceId), (s) => s.id, params);
-      return { list: page.list.map(sourceJson), pageInfo: page.pageInfo };
+      return { list: page.list.map(sourceJson), pageInfo: page.pageInfo, cursor: page.cursor };
     },
   }),
   defineRoute({
@@ -185,6 +185,7 @@ export const sourceRoutes = [
     summary: "The source's events, newest first",
     params: Type.Object({
       ...ListParams,
+      after: SeqCursor,
       expand: Type.Optional(Type.Literal("event")),
       event_name: Type.Optional(Type.String({ description: "Only this channel" })),
     }),
@@ -199,6 +200,7 @@ export const sourceRoutes = [
       const list = page.items.map((e) => eventSummaryJson(e, params.expand === "event"));
       return {
         list,
+        cursor: (index) => String(page.items[index]?.seq),
         pageInfo: {
           count: list.length,
           start_cursor: page.items[0] ? String(page.items[0].seq) : null,
@@ -225,7 +227,7 @@ export const sourceRoutes = [
     path: "/v1/sources/{id}/logs",
     tag: "Logs",
     summary: "The source's log lines, oldest first",
-    params: Type.Object(ListParams),
+    params: Type.Object({ ...ListParams, after: SeqCursor }),
     data: LogData,
     list: true,
     async handler({ hookline, workspaceId, path, params }) {
@@ -236,6 +238,7 @@ export const sourceRoutes = [
       const list = page.items.map(logJson);
       return {
         list,
+        cursor: (index) => String(list[index]?.seq),
         pageInfo: {
           count: list.length,
           start_cursor: list[0] ? String(list[0].seq) : null,

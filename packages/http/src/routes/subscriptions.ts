@@ -48,7 +48,7 @@ export const subscriptionRoutes = [
         ...(params.listener_id ? { listenerId: params.listener_id } : {}),
       });
       const page = paginate(subs, (s) => s.id, params);
-      return { list: page.list.map(subscriptionJson), pageInfo: page.pageInfo };
+      return { list: page.list.map(subscriptionJson), pageInfo: page.pageInfo, cursor: page.cursor };
     },
   }),
   defineRoute({

@@ -1,4 +1,5 @@
 /** `/v1/webhooks`: create, list, read, change and delete webhooks; secrets, deliveries, retries. */
+import { HooklineError } from "@hookline/core";
 import Type from "typebox";
 import { defineRoute } from "../_define.js";
 import { deliveryJson, webhookJson } from "../_json.js";
@@ -34,7 +35,7 @@ export const webhookRoutes = [
     list: true,
     async handler({ hookline, workspaceId, params }) {
       const page = paginate(await hookline.webhooks.list(workspaceId), (w) => w.id, params);
-      return { list: page.list.map(webhookJson), pageInfo: page.pageInfo };
+      return { list: page.list.map(webhookJson), pageInfo: page.pageInfo, cursor: page.cursor };
     },
   }),
   defineRoute({
@@ -116,6 +117,7 @@ export const webhookRoutes = [
       const list = page.items.map(deliveryJson);
       return {
         list,
+        cursor: (index) => list[index]?.id as string,
         pageInfo: {
           count: list.length,
           start_cursor: list[0]?.id ?? null,
@@ -146,10 +148,16 @@ export const webhookRoutes = [
     }),
     data: Type.Object({ recovered: Type.Integer() }),
     async handler({ hookline, workspaceId, path, params }) {
-      const toMs = (v: number | string) =>
-        typeof v === "number" || /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v);
-      const since = toMs(params.since);
-      const until = params.until === undefined ? undefined : toMs(params.until);
+      const toMs = (name: string, v: number | string) => {
+        const ms = typeof v === "number" || /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v);
+        if (Number.isSafeInteger(ms)) return ms;
+        const message = `${name} must be epoch seconds or an ISO 8601 date such as 2026-01-31T12:00:00Z`;
+        throw new HooklineError("validation_failed", `Invalid parameters: ${message}`, {
+          problems: [{ code: "invalid_value", path: name, message }],
+        });
+      };
+      const since = toMs("since", params.since);
+      const until = params.until === undefined ? undefined : toMs("until", params.until);
       const recovered = await hookline.webhooks.recover(workspaceId, path.id as string, {
         since,
         ...(until !== undefined ? { until } : {}),
