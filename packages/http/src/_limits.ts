@@ -93,6 +93,8 @@ export function tokenBuckets(options: TokenBucketOptions, now = Date.now) {
       }
       return Math.max(1, Math.ceil((1 - bucket.tokens) / options.perSecond));
     },
+    /** How many buckets are kept. */
+    size: () => buckets.size,
   };
 }
 

@@ -5,5 +5,6 @@
  * @packageDocumentation
  */
 export type { PageInfo, Route, RouteContext, RouteResult } from "./_define.js";
-export { createHandler, type HandlerOptions, ROUTES } from "./handler.js";
+export type { TokenBucketOptions } from "./_limits.js";
+export { createHandler, HANDLER_DEFAULTS, type HandlerOptions, ROUTES } from "./handler.js";
 export { buildOpenApi } from "./openapi.js";
