@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer, type Server } from "node:http";
+import { createServer, IncomingMessage, type Server } from "node:http";
 import { createRequire, Module } from "node:module";
 import type { AddressInfo } from "node:net";
+import { Socket } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
@@ -12,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hooklineRouter } from "../src/adapters/express.js";
 import { hooklinePlugin } from "../src/adapters/fastify.js";
 import { hooklineApp } from "../src/adapters/hono.js";
-import { onClientError, toNodeListener } from "../src/adapters/node.js";
+import { onClientError, RequestError, toNodeListener, toRequest } from "../src/adapters/node.js";
 import { createHandler } from "../src/index.js";
 import { HTTP_SOURCE } from "./_harness.js";
 import { openSocket } from "./_raw-http.js";
@@ -323,6 +324,72 @@ describe("node adapter: requests Node refuses before the handler", () => {
       expect(JSON.parse(res.body).error.code).toBe("bad_request");
     } finally {
       socket.close();
+    }
+  });
+});
+
+describe("node adapter: the Request, the scheme and the errorHandler", () => {
+  const incoming = (headers: Record<string, string>, url: string, encrypted: boolean) => {
+    const socket = new Socket();
+    Object.assign(socket, { encrypted });
+    return Object.assign(new IncomingMessage(socket), { url, headers, method: "GET" });
+  };
+
+  it("takes the scheme from the socket and the host from Host", () => {
+    expect(toRequest(incoming({ host: "api.example:4100" }, "/v1/x?a=1", true)).url).toBe(
+      "https://api.example:4100/v1/x?a=1",
+    );
+    expect(toRequest(incoming({ host: "[::1]:4100" }, "/v1/x", false)).url).toBe("http://[::1]:4100/v1/x");
+    expect(toRequest(incoming({}, "/v1/x", false), "fallback.test").url).toBe("http://fallback.test/v1/x");
+  });
+
+  it.each([
+    [{ host: "[" }, "/v1/x"],
+    [{ host: "a/b" }, "/v1/x"],
+    [{ host: "evil.test/http/en_1" }, "/v1/x"],
+    [{ host: "x" }, "*"],
+    [{ host: "x" }, "/v1\\..\\x"],
+  ])("throws a RequestError for %j %s", (headers, url) => {
+    expect(() => toRequest(incoming(headers, url, false))).toThrow(RequestError);
+  });
+
+  it("sends an error the handler throws to errorHandler, and never lets one escape", async () => {
+    const seen: unknown[] = [];
+    const server = createServer(
+      toNodeListener(
+        async () => {
+          throw new Error("handler broke");
+        },
+        {
+          errorHandler: (error) => {
+            seen.push(error);
+            return new Response("custom", { status: 503 });
+          },
+        },
+      ),
+    );
+    const failing = createServer(
+      toNodeListener(async () => {
+        throw new Error("secret detail");
+      }),
+    );
+    const base = await listen(server);
+    const failingBase = await listen(failing);
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => errors.push(args);
+    try {
+      const res = await fetch(`${base}/v1/x`);
+      expect([res.status, await res.text()]).toEqual([503, "custom"]);
+      expect((seen[0] as Error).message).toBe("handler broke");
+      const fallback = await fetch(`${failingBase}/v1/x`);
+      expect(fallback.status).toBe(500);
+      expect(await fallback.json()).toEqual({ error: { code: "internal_error", message: "Internal error" } });
+      expect(errors).toHaveLength(1);
+    } finally {
+      console.error = original;
+      await closeServer(server);
+      await closeServer(failing);
     }
   });
 });

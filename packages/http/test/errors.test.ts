@@ -111,3 +111,75 @@ describe("path ids", () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("bad_request");
   });
 });
+
+describe("validation messages a person can act on", () => {
+  let api: Api;
+  let webhook: string;
+  let source: string;
+  beforeAll(async () => {
+    api = await startApi("fetch");
+    webhook = (await api.call("POST", "/v1/webhooks", { body: { url: "https://example.com/v" } })).body.data
+      .id;
+    source = (
+      await api.call("POST", "/v1/sources", {
+        body: { component_code: `export default { name: "V", version: "0.1.0", props: {}, run() {} };` },
+      })
+    ).body.data.id;
+  });
+  afterAll(() => api.close());
+
+  const schemaOf = (method: string, path: string) =>
+    ROUTES.find((r) => r.method === method && r.path === path)?.params;
+
+  it.each([
+    [
+      "GET",
+      "/v1/webhooks/{id}/deliveries",
+      { status: "bogus" },
+      'status must be one of "pending", "delivering", "succeeded", "failed"; got "bogus"',
+    ],
+    ["POST", "/v1/webhooks", { name: "no url" }, "url is required"],
+    ["GET", "/v1/webhooks", { limit: "1000" }, "limit must be at most 100; got 1000"],
+    ["GET", "/v1/webhooks", { limit: "abc" }, 'limit must be an integer; got "abc"'],
+    [
+      "GET",
+      "/v1/sources/{id}/event_summaries",
+      { after: "abc" },
+      'after must be the end_cursor of a previous page (digits); got "abc"',
+    ],
+    ["GET", "/v1/sources/{id}/event_summaries", { expand: "all" }, 'expand must be "event"; got "all"'],
+    [
+      "POST",
+      "/v1/webhooks/{id}/recover",
+      { since: "yesterday" },
+      "since must be epoch seconds or an ISO 8601 date such as 2026-01-31T12:00:00Z",
+    ],
+    [
+      "POST",
+      "/v1/webhooks",
+      { url: "https://e.test", name: "x".repeat(201) },
+      "name must be at most 200 characters",
+    ],
+    [
+      "POST",
+      "/v1/webhooks",
+      { url: "https://e.test", name: "a\u0000b" },
+      "name must not contain NUL (U+0000)",
+    ],
+    [
+      "POST",
+      "/v1/accounts",
+      { app: "Git Hub", auth: {} },
+      "app must be an app's name slug: lowercase letters, digits and _ (such as github)",
+    ],
+  ] as const)("%s %s %j: %s", async (method, path, params, message) => {
+    const url = path.replace("{id}", path.startsWith("/v1/webhooks") ? webhook : source);
+    const res =
+      method === "GET"
+        ? await api.call(method, url, { query: params as Record<string, string> })
+        : await api.call(method, url, { body: params });
+    expect([res.status, res.body.error.code]).toEqual([422, "validation_failed"]);
+    expect(res.body.error.message).toContain(message);
+    expectActionableError(res.body.error, `${method} ${path}`, schemaOf(method, path));
+  });
+});
