@@ -124,6 +124,8 @@ export interface ComponentView {
   workspaceId: string;
   codeHash: string;
   filename: string;
+  /** The code as uploaded (one file; what the web UI's Configuration tab edits). */
+  code: string;
   /** The registry key, for a published component (else see `description.key`). */
   key?: string;
   /** The published version, for a published component (else see `description.version`). */
@@ -466,6 +468,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       workspaceId: saved.workspaceId,
       codeHash: saved.codeHash,
       filename: saved.filename,
+      code: saved.code,
       description: saved.description as ComponentDescription,
       createdAt: saved.createdAt,
     };

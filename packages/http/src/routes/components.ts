@@ -149,6 +149,17 @@ export const componentRoutes = [
     },
   }),
   defineRoute({
+    method: "GET",
+    path: "/v1/components/{id}/code",
+    tag: "Components",
+    summary: "The code of a saved component (by id, or by key as above), as uploaded",
+    data: Type.Object({ id: Type.String({ pattern: "^sc_" }), filename: Type.String(), code: Type.String() }),
+    async handler({ hookline, workspaceId, path }) {
+      const c = await hookline.components.get(workspaceId, path.id as string);
+      return { data: { id: c.id, filename: c.filename, code: c.code } };
+    },
+  }),
+  defineRoute({
     method: "POST",
     path: "/v1/components/{id}/props/{prop}/options",
     tag: "Components",
