@@ -21,7 +21,9 @@ describe.each(MODES)("component code (%s)", (mode) => {
   afterAll(() => api.close());
 
   it("returns the uploaded code and file name by id and by key", async () => {
-    const saved = await api.call("POST", "/v1/components", { body: { component_code: CODE, filename: "echo.mjs" } });
+    const saved = await api.call("POST", "/v1/components", {
+      body: { component_code: CODE, filename: "echo.mjs" },
+    });
     const id = saved.body.data.id as string;
     for (const ref of [id, "http-echo"]) {
       const res = await api.call("GET", `/v1/components/${ref}/code`);

@@ -106,21 +106,6 @@ async function _ensureApiKey(
   return { created: key, where: keyFile ? `saved in ${keyFile}` : "not saved (memory store)" };
 }
 
-/** A page for `/` until the web UI ships. @internal */
-function _withHome(handler: (request: Request) => Promise<Response>) {
-  return async (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
-    if (url.pathname === "/" && (request.method === "GET" || request.method === "HEAD")) {
-      return new Response(
-        "<!doctype html><title>Hookline</title><h1>Hookline</h1><p>The API is running at <code>/v1</code> " +
-          '(<a href="/v1/openapi.json">OpenAPI</a>). The web UI is not built yet.</p>',
-        { headers: { "content-type": "text/html; charset=utf-8" } },
-      );
-    }
-    return handler(request);
-  };
-}
-
 export default defineCommand({
   name: "serve",
   summary: "Run the Hookline server: REST API, HTTP interfaces, timers and the delivery worker.",
@@ -146,11 +131,13 @@ export default defineCommand({
     const dataDir = memory ? undefined : resolve(_str(args, "data-dir") ?? DEFAULT_DATA_DIR);
     if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 
-    const [{ createHookline }, { createHandler }, { onClientError, toNodeListener }] = await Promise.all([
-      import("@hookline/engine"),
-      import("@hookline/http"),
-      import("@hookline/http/node"),
-    ]);
+    const [{ createHookline }, { createHandler }, { onClientError, toNodeListener }, { withUi, isUiBuilt }] =
+      await Promise.all([
+        import("@hookline/engine"),
+        import("@hookline/http"),
+        import("@hookline/http/node"),
+        import("@hookline/ui"),
+      ]);
     const secrets = _secretsKey(dataDir);
     const opened = await _openStore({ memory, databaseUrl, dataDir: dataDir ?? "" });
 
@@ -193,7 +180,8 @@ export default defineCommand({
       ...(_flag(args, "no-worker") ? { worker: false as const } : {}),
     });
     const key = await _ensureApiKey(hookline, opened.store, dataDir ? join(dataDir, "api-key") : undefined);
-    listener = toNodeListener(_withHome(createHandler(hookline)));
+    // The web application at the root; /v1 and /http go to the API.
+    listener = toNodeListener(withUi(createHandler(hookline)));
     hookline.start();
 
     out(
@@ -201,7 +189,9 @@ export default defineCommand({
     );
     if (!noApi) {
       out(`  API:      ${baseUrl}/v1`);
-      out(`  UI:       ${baseUrl}/ (the web UI is not built yet)`);
+      out(
+        `  UI:       ${baseUrl}/sources${isUiBuilt() ? "" : " (not built: run npm run build -w @hookline/ui)"}`,
+      );
     }
     out(`  Store:    ${opened.label}`);
     out(`  Worker:   ${_flag(args, "no-worker") ? "off (--no-worker)" : "on"}`);

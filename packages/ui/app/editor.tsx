@@ -1,0 +1,87 @@
+/** The code editor: CodeMirror 6 with JavaScript/TypeScript highlighting, following the color scheme. */
+import { javascript } from "@codemirror/lang-javascript";
+import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
+import { Compartment, EditorState } from "@codemirror/state";
+import { EditorView } from "@codemirror/view";
+import { tags as t } from "@lezer/highlight";
+import { basicSetup } from "codemirror";
+import { useEffect, useRef } from "preact/hooks";
+
+// Light mode uses CodeMirror's default highlighting; dark mode these colors, all above 7:1 on the
+// dark background (the default ones are made for light backgrounds).
+const darkHighlight = HighlightStyle.define([
+  { tag: [t.keyword, t.controlKeyword, t.moduleKeyword, t.operatorKeyword], color: "#d7a6ff" },
+  { tag: [t.string, t.special(t.string), t.regexp], color: "#c3e88d" },
+  { tag: [t.number, t.bool, t.null, t.atom], color: "#ffab8a" },
+  { tag: [t.comment, t.lineComment, t.blockComment], color: "#b4bcc8", fontStyle: "italic" },
+  {
+    tag: [t.function(t.variableName), t.function(t.propertyName), t.definition(t.variableName)],
+    color: "#9cc0ff",
+  },
+  { tag: [t.typeName, t.className], color: "#ffd58a" },
+  { tag: [t.propertyName, t.variableName, t.punctuation, t.operator, t.bracket], color: "#e7e9ed" },
+  { tag: t.invalid, color: "#ff8a80" },
+]);
+const dark = [
+  EditorView.theme({ "&": { backgroundColor: "#111318" } }, { dark: true }),
+  syntaxHighlighting(darkHighlight),
+];
+const light = EditorView.theme({}, { dark: false });
+
+/** A CodeMirror editor; `onChange` gets the whole text after each edit. */
+export function CodeEditor({
+  value,
+  onChange,
+  label,
+  typescript,
+}: {
+  value: string;
+  onChange: (text: string) => void;
+  label: string;
+  typescript?: boolean;
+}) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | undefined>(undefined);
+  const changed = useRef(onChange);
+  changed.current = onChange;
+
+  useEffect(() => {
+    const scheme = window.matchMedia("(prefers-color-scheme: dark)");
+    const theme = new Compartment();
+    const v = new EditorView({
+      parent: host.current as HTMLDivElement,
+      state: EditorState.create({
+        doc: value,
+        extensions: [
+          basicSetup,
+          javascript({ typescript: typescript === true }),
+          theme.of(scheme.matches ? dark : light),
+          EditorView.contentAttributes.of({ "aria-label": label }),
+          EditorView.updateListener.of((u) => {
+            if (u.docChanged) changed.current(u.state.doc.toString());
+          }),
+        ],
+      }),
+    });
+    // The scroller is a keyboard stop of its own (axe: scrollable regions must be reachable).
+    v.scrollDOM.tabIndex = 0;
+    v.scrollDOM.setAttribute("aria-label", `${label}, scroll area`);
+    const onScheme = () => v.dispatch({ effects: theme.reconfigure(scheme.matches ? dark : light) });
+    scheme.addEventListener("change", onScheme);
+    view.current = v;
+    return () => {
+      scheme.removeEventListener("change", onScheme);
+      v.destroy();
+    };
+  }, []);
+
+  // A value set from outside (a reload after Update) replaces the text.
+  useEffect(() => {
+    const v = view.current;
+    if (v && v.state.doc.toString() !== value) {
+      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+    }
+  }, [value]);
+
+  return <div class="editor" ref={host} />;
+}

@@ -1,0 +1,140 @@
+/**
+ * The deploy form: the component named by a registry key (`/sources?action=create&key=...`) or
+ * fetched from a URL (`&url=...`, saved first), a name, its generated prop form, then Deploy.
+ */
+import { useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { type ApiError, api, seg } from "../api";
+import { useLoad, useTitle } from "../hooks";
+import { PropForm } from "../props/prop-form";
+import { errorsByProp, toSend } from "../props/values";
+import type { Component, Source } from "../types";
+import { ErrorNote, Loading } from "../widgets";
+
+async function loadComponent(key?: string, url?: string): Promise<{ component: Component; ref: string }> {
+  if (key) {
+    const component = await api<Component>("GET", `/v1/components/registry/${seg(key)}`);
+    return { component, ref: `${component.key ?? key}@${component.version}` };
+  }
+  if (url) {
+    const component = await api<Component>("POST", "/v1/components", { component_url: url });
+    return { component, ref: component.id };
+  }
+  throw new Error("Give a registry key (key=...) or a URL (url=...) to deploy.");
+}
+
+/** The deploy form of a deploy link. */
+export function CreateSource({
+  componentKey,
+  componentUrl,
+}: {
+  componentKey?: string;
+  componentUrl?: string;
+}) {
+  const loaded = useLoad(() => loadComponent(componentKey, componentUrl), [componentKey, componentUrl]);
+  const c = loaded.data?.component;
+  useTitle(c ? `Deploy ${c.name}` : "Deploy a source");
+  return (
+    <section>
+      <p class="crumbs">
+        <a href="/sources">Sources</a> / <a href="/sources/new">New source</a>
+      </p>
+      <h1>{c ? `Deploy ${c.name}` : "Deploy a source"}</h1>
+      <p class="muted">
+        {componentKey ? (
+          <>
+            Registry key <code>{componentKey}</code>
+          </>
+        ) : componentUrl ? (
+          <>
+            From <code>{componentUrl}</code>
+          </>
+        ) : null}
+      </p>
+      <ErrorNote error={loaded.error} label="Could not load the component" />
+      {loaded.loading && !loaded.data ? <Loading what="the component" /> : null}
+      {loaded.data ? (
+        <DeployForm
+          key={loaded.data.ref}
+          component={loaded.data.component}
+          componentRef={loaded.data.ref}
+          deployWith={
+            componentKey ? { component_key: loaded.data.ref } : { component_id: loaded.data.component.id }
+          }
+        />
+      ) : null}
+    </section>
+  );
+}
+
+function DeployForm({
+  component,
+  componentRef,
+  deployWith,
+}: {
+  component: Component;
+  componentRef: string;
+  deployWith: Record<string, string>;
+}) {
+  const { route } = useLocation();
+  const [name, setName] = useState(component.name);
+  const [props, setProps] = useState(component.configurable_props);
+  const [values, setValues] = useState<Record<string, unknown>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<ApiError | undefined>();
+  const [busy, setBusy] = useState(false);
+
+  return (
+    <form
+      class="card"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        setError(undefined);
+        try {
+          const source = await api<Source>("POST", "/v1/sources", {
+            ...deployWith,
+            name: name.trim() || component.name,
+            configured_props: toSend(props, values),
+          });
+          route(`/sources/${source.id}`);
+        } catch (err) {
+          const { byProp, other } = errorsByProp(err, props);
+          setErrors(byProp);
+          setError(other);
+          setBusy(false);
+        }
+      }}
+    >
+      {component.description ? <p>{component.description}</p> : null}
+      <p class="muted small-text">
+        {component.key ? <code>{component.key}</code> : null} version {component.version}
+        {component.visibility ? ` · ${component.visibility}` : ""}
+      </p>
+      <div class="field">
+        <label for="source-name">Source name</label>
+        <input id="source-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      </div>
+      <h2>Configure</h2>
+      <PropForm
+        componentRef={componentRef}
+        props={props}
+        values={values}
+        onValues={setValues}
+        onProps={setProps}
+        errors={errors}
+      />
+      <ErrorNote error={error} label="Could not deploy" />
+      {Object.keys(errors).length > 0 && !error ? (
+        <p class="error" role="alert">
+          Some props need attention (see above).
+        </p>
+      ) : null}
+      <div class="row">
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? "Deploying…" : "Deploy"}
+        </button>
+      </div>
+    </form>
+  );
+}

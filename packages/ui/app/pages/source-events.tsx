@@ -1,0 +1,194 @@
+/**
+ * Events: the newest 100 events, then live ones over SSE (resumed from the list's newest `seq`, so
+ * nothing falls between the two), a content search in the browser, and an inspector with the
+ * event's JSON and metadata.
+ */
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { api, page, seg } from "../api";
+import { asApiError } from "../hooks";
+import { openStream, type StreamState } from "../sse";
+import type { EventSummary } from "../types";
+import { ConfirmDialog, CopyButton, ErrorNote, Time } from "../widgets";
+import type { SourceContext } from "./source";
+
+/** SPEC: the most recent 100 events are inspectable in the UI. */
+const KEEP = 100;
+
+function summaryOf(e: EventSummary): string {
+  if (e.metadata.summary) return e.metadata.summary;
+  const json = JSON.stringify(e.event ?? null);
+  return json.length > 80 ? `${json.slice(0, 79)}…` : json;
+}
+
+/** The live state in words. */
+export function StreamBadge({ state }: { state: StreamState }) {
+  const text = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", closed: "Not live" }[
+    state
+  ];
+  return (
+    <span class={`badge stream-${state}`} role="status">
+      {text}
+    </span>
+  );
+}
+
+/** The Events tab. */
+export function EventsTab({ ctx }: { ctx: SourceContext }) {
+  const id = ctx.source.id;
+  const [events, setEvents] = useState<EventSummary[]>([]);
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState<ReturnType<typeof asApiError>>();
+  const [state, setState] = useState<StreamState>("connecting");
+  const [selected, setSelected] = useState<string | undefined>();
+  const [query, setQuery] = useState("");
+  const [clearing, setClearing] = useState(false);
+
+  useEffect(() => {
+    let close = () => {};
+    let stopped = false;
+    const add = (incoming: EventSummary[]) =>
+      setEvents((prev) => {
+        const seen = new Set(prev.map((e) => e.id));
+        const fresh = incoming.filter((e) => !seen.has(e.id));
+        return fresh.length ? [...fresh.reverse(), ...prev].slice(0, KEEP) : prev;
+      });
+    void (async () => {
+      try {
+        const first = await page<EventSummary>(`/v1/sources/${seg(id)}/event_summaries`, {
+          limit: KEEP,
+          expand: "event",
+        });
+        if (stopped) return;
+        setEvents(first.data);
+        setLoaded(true);
+        // start_cursor is the newest event's seq: the stream sends what came after it.
+        close = openStream(`/v1/sources/${seg(id)}/sse`, {
+          lastEventId: first.pageInfo.start_cursor ?? "0",
+          onState: setState,
+          onMessage(data, event) {
+            if (event === "emit") add([JSON.parse(data) as EventSummary]);
+          },
+        });
+      } catch (e) {
+        if (!stopped) setError(asApiError(e));
+      }
+    })();
+    return () => {
+      stopped = true;
+      close();
+    };
+  }, [id]);
+
+  const shown = useMemo(() => {
+    const q = query.trim().toLowerCase();
+    if (!q) return events;
+    return events.filter((e) => JSON.stringify([e.event, e.metadata]).toLowerCase().includes(q));
+  }, [events, query]);
+  const current = events.find((e) => e.id === selected);
+
+  return (
+    <div>
+      <div class="toolbar">
+        <label for="event-search">Search events</label>
+        <input
+          id="event-search"
+          type="search"
+          placeholder="Text in the event or its metadata"
+          value={query}
+          onInput={(e) => setQuery(e.currentTarget.value)}
+        />
+        <StreamBadge state={state} />
+        <button
+          type="button"
+          class="small danger-text"
+          disabled={events.length === 0}
+          onClick={() => setClearing(true)}
+        >
+          Delete events
+        </button>
+      </div>
+      <ErrorNote error={error} label="Could not load the events" />
+      <p class="muted small-text" aria-live="polite">
+        {loaded
+          ? `${shown.length} of the newest ${events.length} event${events.length === 1 ? "" : "s"}`
+          : "Loading events…"}
+      </p>
+      <div class="split">
+        <ol class="event-list" aria-label="Events, newest first">
+          {shown.map((e) => (
+            <li key={e.id}>
+              <button
+                type="button"
+                class={`event-row${e.id === selected ? " selected" : ""}`}
+                aria-pressed={e.id === selected}
+                onClick={() => setSelected(e.id)}
+              >
+                <span class="event-summary">{summaryOf(e)}</span>
+                <span class="muted small-text">
+                  <Time ms={e.indexed_at_ms} />
+                  {e.metadata.name !== "default" ? ` · ${e.metadata.name}` : ""}
+                </span>
+              </button>
+            </li>
+          ))}
+          {loaded && events.length === 0 ? (
+            <li class="empty">No events yet. They appear here as they arrive.</li>
+          ) : null}
+        </ol>
+        <Inspector event={current} />
+      </div>
+      <ConfirmDialog
+        open={clearing}
+        title="Delete every event of this source?"
+        confirmLabel="Delete events"
+        onClose={() => setClearing(false)}
+        onConfirm={async () => {
+          await api("DELETE", `/v1/sources/${seg(id)}/events`);
+          setEvents([]);
+          setSelected(undefined);
+        }}
+      >
+        <p>Deliveries already made are not affected.</p>
+      </ConfirmDialog>
+    </div>
+  );
+}
+
+function Inspector({ event }: { event: EventSummary | undefined }) {
+  if (!event) {
+    return (
+      <section class="inspector" aria-label="Event inspector">
+        <p class="muted">Select an event to inspect it.</p>
+      </section>
+    );
+  }
+  const json = JSON.stringify(event.event, null, 2);
+  const m = event.metadata;
+  return (
+    <section class="inspector" aria-labelledby="inspector-title">
+      <h2 id="inspector-title">Event {m.emit_id}</h2>
+      <dl class="meta">
+        <dt>Channel</dt>
+        <dd>{m.name}</dd>
+        <dt>Event id</dt>
+        <dd class="mono">{m.id ?? "—"}</dd>
+        <dt>Summary</dt>
+        <dd>{m.summary ?? "—"}</dd>
+        <dt>Time (ts)</dt>
+        <dd>{new Date(m.ts).toISOString()}</dd>
+        <dt>Indexed</dt>
+        <dd>{new Date(event.indexed_at_ms).toISOString()}</dd>
+        <dt>Emitter</dt>
+        <dd class="mono">{m.emitter_id}</dd>
+      </dl>
+      <div class="row">
+        <h3>Event JSON</h3>
+        <CopyButton text={json} label="Copy the event JSON" />
+      </div>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+      <section class="json" tabIndex={0} aria-label="Event JSON">
+        <pre>{json}</pre>
+      </section>
+    </section>
+  );
+}

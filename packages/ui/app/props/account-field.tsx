@@ -1,0 +1,140 @@
+/**
+ * An app prop: pick one of the workspace's connected accounts of that app (`{ authProvisionId }`),
+ * or connect a new one (`POST /v1/accounts`: a name and the credential fields that become `$auth`;
+ * credentials are write-only and never shown again).
+ */
+import { useState } from "preact/hooks";
+import { type ApiError, api, listAll } from "../api";
+import { asApiError, useLoad } from "../hooks";
+import type { Account } from "../types";
+import { ErrorNote } from "../widgets";
+import { describedBy, FieldNotes, type FieldProps, LabelText } from "./fields";
+
+/** The account picker with its "Add account" form. */
+export function AccountField(props: FieldProps) {
+  const { prop, id, value, onChange, error } = props;
+  const app = prop.app ?? prop.name;
+  const accounts = useLoad(() => listAll<Account>("/v1/accounts", { app }), [app]);
+  const [adding, setAdding] = useState(false);
+  const chosen = (value as { authProvisionId?: string } | undefined)?.authProvisionId ?? "";
+  return (
+    <div class="field">
+      <label for={id}>
+        <LabelText prop={prop} />
+      </label>
+      <div class="row wrap">
+        <select
+          id={id}
+          name={prop.name}
+          aria-describedby={describedBy(id, prop, error)}
+          aria-invalid={error ? true : undefined}
+          value={chosen}
+          onChange={(e) =>
+            onChange(e.currentTarget.value ? { authProvisionId: e.currentTarget.value } : undefined)
+          }
+        >
+          <option value="">{accounts.loading ? "Loading accounts…" : `No ${app} account`}</option>
+          {(accounts.data ?? []).map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.name} ({a.id})
+            </option>
+          ))}
+        </select>
+        <button type="button" class="small" aria-expanded={adding} onClick={() => setAdding(!adding)}>
+          Add {app} account
+        </button>
+      </div>
+      <ErrorNote error={accounts.error} />
+      {adding ? (
+        <NewAccount
+          app={app}
+          idPrefix={`${id}-new`}
+          onCreated={async (account) => {
+            setAdding(false);
+            await accounts.reload();
+            onChange({ authProvisionId: account.id });
+          }}
+        />
+      ) : null}
+      <FieldNotes id={id} prop={prop} error={error} />
+    </div>
+  );
+}
+
+/** The "add account" form: a name and credential rows (field name, value). */
+function NewAccount({
+  app,
+  idPrefix,
+  onCreated,
+}: {
+  app: string;
+  idPrefix: string;
+  onCreated: (a: Account) => void;
+}) {
+  const [name, setName] = useState("");
+  const [rows, setRows] = useState([{ key: "api_key", value: "" }]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | undefined>();
+  const submit = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const auth = Object.fromEntries(rows.filter((r) => r.key.trim()).map((r) => [r.key.trim(), r.value]));
+      const account = await api<Account>("POST", "/v1/accounts", { app, ...(name ? { name } : {}), auth });
+      onCreated(account);
+    } catch (e) {
+      setError(asApiError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <fieldset class="subform">
+      <legend>Connect a {app} account</legend>
+      <div class="field">
+        <label for={`${idPrefix}-name`}>Account name</label>
+        <input id={`${idPrefix}-name`} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      </div>
+      <p class="hint">
+        Credential fields become the component's <code>$auth</code>; they are stored encrypted and never shown
+        again.
+      </p>
+      {rows.map((row, i) => (
+        <div class="row wrap" key={i}>
+          <div class="field">
+            <label for={`${idPrefix}-key-${i}`}>Field name {i + 1}</label>
+            <input
+              id={`${idPrefix}-key-${i}`}
+              class="mono"
+              value={row.key}
+              onInput={(e) =>
+                setRows(rows.map((r, j) => (j === i ? { ...r, key: e.currentTarget.value } : r)))
+              }
+            />
+          </div>
+          <div class="field">
+            <label for={`${idPrefix}-value-${i}`}>Value {i + 1}</label>
+            <input
+              id={`${idPrefix}-value-${i}`}
+              type="password"
+              autocomplete="new-password"
+              value={row.value}
+              onInput={(e) =>
+                setRows(rows.map((r, j) => (j === i ? { ...r, value: e.currentTarget.value } : r)))
+              }
+            />
+          </div>
+        </div>
+      ))}
+      <div class="row">
+        <button type="button" class="small" onClick={() => setRows([...rows, { key: "", value: "" }])}>
+          Add credential field
+        </button>
+        <button type="button" class="primary small" disabled={busy} onClick={submit}>
+          Save account
+        </button>
+      </div>
+      <ErrorNote error={error} />
+    </fieldset>
+  );
+}

@@ -1,0 +1,135 @@
+/** The JSON shapes of the `/v1` API the app reads (see `GET /v1/openapi.json`). */
+
+/** A prop as `configurable_props` lists it. */
+export interface Prop {
+  name: string;
+  type: string;
+  label?: string;
+  description?: string;
+  optional?: boolean;
+  default?: unknown;
+  secret?: boolean;
+  min?: number;
+  max?: number;
+  options?: unknown[];
+  dynamicOptions?: boolean;
+  useQuery?: boolean;
+  reloadProps?: boolean;
+  app?: string;
+  customResponse?: boolean;
+  propDefinition?: { appProp: string; name: string; hasInputValues: boolean };
+  alertType?: string;
+  content?: string;
+}
+
+/** A saved or published component. */
+export interface Component {
+  id: string;
+  key: string | null;
+  name: string;
+  version: string;
+  type: "source" | "action";
+  description: string | null;
+  code_hash: string;
+  configurable_props: Prop[];
+  created_at: number;
+  visibility?: "private" | "public";
+}
+
+/** A deployed source. */
+export interface Source {
+  id: string;
+  component_id: string;
+  name: string;
+  name_slug: string;
+  configured_props: Record<string, unknown>;
+  active: boolean;
+  endpoint_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An event of a source (`event_summaries` with `expand=event`, and the SSE stream). */
+export interface EventSummary {
+  id: string;
+  indexed_at_ms: number;
+  event?: unknown;
+  metadata: {
+    emit_id: string;
+    emitter_id: string;
+    name: string;
+    id: string | null;
+    summary: string | null;
+    ts: number;
+  };
+}
+
+/** A log line. */
+export interface LogLine {
+  seq: number;
+  level: string;
+  message: string;
+  ts: number;
+}
+
+/** A webhook. */
+export interface Webhook {
+  id: string;
+  url: string;
+  name: string | null;
+  description: string | null;
+  active: boolean;
+  disabled_reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A subscription of a listener (webhook) to an emitter (source). */
+export interface Subscription {
+  id: string;
+  emitter_id: string;
+  listener_id: string;
+  event_name: string | null;
+  created_at: number;
+}
+
+/** One HTTP attempt of a delivery. */
+export interface Attempt {
+  id: string;
+  at: number;
+  status: number | null;
+  duration_ms: number;
+  response: string | null;
+  error: string | null;
+}
+
+/** A delivery of an event to a webhook. */
+export interface Delivery {
+  id: string;
+  event_id: string;
+  emitter_id: string;
+  event_name: string;
+  status: "pending" | "delivering" | "succeeded" | "failed";
+  attempts: number;
+  next_attempt_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  attempt_log: Attempt[];
+}
+
+/** A connected account. */
+export interface Account {
+  id: string;
+  app: string;
+  name: string;
+  created_at: number;
+}
+
+/** What `POST /v1/sources/{id}/run` answers. */
+export interface RunResult {
+  emitted: EventSummary[];
+  error: { name?: string; message?: string } | null;
+  duration_ms: number;
+}

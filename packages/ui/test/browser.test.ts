@@ -1,0 +1,175 @@
+// The web application in Debian's chromium against a real server on loopback, as a user drives it:
+// the deploy link of a registry component, the prop form, deploy, a live event in the inspector,
+// Configuration, a failed delivery retried, and delete. Every page is checked with axe (light and
+// dark) and photographed into docs/ui/; no test may log a console error.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureUiBuilt } from "../ensure-built.js";
+import { BROWSER_MISSING, type Browser, openBrowser } from "./_browser.js";
+import { type Receiver, startReceiver, startServer, type TestServer } from "./_server.js";
+
+const GREETER = `export default {
+  key: "http-greeter",
+  name: "Greeter",
+  version: "1.0.0",
+  description: "Greets whoever calls its endpoint",
+  props: {
+    http: { type: "$.interface.http" },
+    greeting: { type: "string", label: "Greeting", description: "How to greet" },
+    times: { type: "integer", label: "Times", optional: true, default: 1, min: 1, max: 5 },
+  },
+  async run(event) {
+    const name = (event.body && event.body.name) || "nobody";
+    console.log("greeting " + name);
+    this.$emit({ greeting: this.greeting, name, times: this.times }, { summary: this.greeting + " " + name });
+  },
+};
+`;
+
+describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium", () => {
+  let server: TestServer;
+  let receiver: Receiver;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    await ensureUiBuilt();
+    [server, receiver, browser] = await Promise.all([startServer(), startReceiver(500), openBrowser()]);
+    await server.api("POST", "/v1/components/registry", { component_code: GREETER, visibility: "public" });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all([server?.close(), receiver?.close()]);
+  });
+
+  /** POSTs to the source's endpoint as a third party would. */
+  async function callEndpoint(url: string, name: string): Promise<void> {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name }),
+    });
+    expect(res.status).toBe(200);
+  }
+
+  it("deploys from a deploy link, shows events live, updates the configuration, retries a failed delivery and deletes", async () => {
+    const { page } = browser;
+    const nav = (name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name });
+
+    // The deploy link asks for the API key first, then opens the form of that registry component.
+    await page.goto(`${server.base}/sources?action=create&key=http-greeter`);
+    await page.getByLabel("API key").waitFor();
+    await browser.capture("login");
+    await page.getByLabel("API key").fill(server.key);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Deploy Greeter" }).waitFor();
+    await browser.capture("deploy-form");
+
+    // The prop form: labels from the props; deploy without the required prop shows it next to the prop.
+    await page.getByLabel("Source name").fill("My greeter");
+    await page.getByLabel(/^Greeting/).fill("Hello");
+    await page.getByLabel(/^Times/).fill("2");
+    await page.getByRole("button", { name: "Deploy" }).click();
+    await page.waitForURL(/\/sources\/dc_[^/?]+$/);
+    const sourceId = new URL(page.url()).pathname.split("/").pop() as string;
+    await page.getByRole("heading", { name: "My greeter" }).waitFor();
+    await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
+    const source = await server.api("GET", `/v1/sources/${sourceId}`);
+    expect(source.configured_props).toMatchObject({ greeting: "Hello", times: 2 });
+
+    // A request to the endpoint appears live; the inspector shows its JSON and metadata.
+    await callEndpoint(source.endpoint_url, "Ada");
+    const row = page.getByRole("button", { name: /Hello Ada/ });
+    await row.click();
+    const inspector = page.getByRole("region", { name: "Event JSON" });
+    await inspector.getByText('"greeting": "Hello"').waitFor();
+    await page.getByRole("heading", { name: /^Event evt_/ }).waitFor();
+    await browser.capture("source-events");
+
+    // Logs: what run() printed.
+    await page.getByRole("tab", { name: "Logs" }).click();
+    await page.getByText("greeting Ada").waitFor();
+    await browser.capture("source-logs");
+
+    // Configuration: the code in the editor and the prop form; Update keeps the dc_ id.
+    await page.getByRole("tab", { name: "Configuration" }).click();
+    await page.getByRole("textbox", { name: "Code of My greeter" }).waitFor();
+    await page.getByText("Greets whoever calls its endpoint").first().waitFor();
+    const greeting = page.getByLabel(/^Greeting/);
+    expect(await greeting.inputValue()).toBe("Hello");
+    await browser.capture("source-configuration");
+    await greeting.fill("Bonjour");
+    await page.getByRole("button", { name: "Update" }).click();
+    await page.getByText(`Updated. The source keeps its id ${sourceId}.`).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/sources/${sourceId}`);
+
+    // The next event reflects the new prop value.
+    await page.getByRole("tab", { name: "Events" }).click();
+    await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
+    await callEndpoint(source.endpoint_url, "Grace");
+    await page.getByRole("button", { name: /Bonjour Grace/ }).waitFor();
+
+    // A webhook for the loopback receiver (which answers 500 for now), created in the UI.
+    await nav("Webhooks").click();
+    await page.getByRole("heading", { name: "Webhooks" }).waitFor();
+    await page.getByLabel("URL").fill(`${receiver.url}/hook`);
+    await page.getByLabel("Name (optional)").fill("Receiver");
+    await page.getByRole("button", { name: "Create webhook" }).click();
+    await page.waitForURL(/\/webhooks\/wh_/);
+    const webhookPath = new URL(page.url()).pathname;
+    await page.getByRole("button", { name: "Reveal secret" }).click();
+    await page.getByText(/^whsec_/).waitFor();
+
+    // Subscribe the source to it from the source's Subscriptions tab.
+    await page.goto(`${server.base}/sources/${sourceId}?tab=subscriptions`);
+    await page.getByLabel("Webhook").selectOption({ label: `Receiver (${receiver.url}/hook)` });
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    await page.getByRole("button", { name: "Unsubscribe Receiver" }).waitFor();
+    await browser.capture("source-subscriptions");
+
+    // An event whose delivery fails, seen on the webhook's page, then retried once the receiver is up.
+    await callEndpoint(source.endpoint_url, "Linus");
+    await page.goto(`${server.base}${webhookPath}`);
+    const failed = page.locator('tbody[data-status="failed"]');
+    await failed.waitFor({ timeout: 45_000 });
+    await failed.getByRole("button", { name: "Attempts" }).click();
+    await failed.getByText("receiver answered 500").waitFor();
+    await browser.capture("webhook");
+    receiver.status = 200;
+    await failed.getByRole("button", { name: /^Retry delivery/ }).click();
+    await page.locator('tbody[data-status="succeeded"]').waitFor({ timeout: 45_000 });
+    expect(receiver.requests.filter((r) => r.path === "/hook").map((r) => JSON.parse(r.body).name)).toEqual([
+      "Linus",
+      "Linus",
+    ]);
+
+    await nav("Webhooks").click();
+    await page.getByRole("link", { name: "Receiver" }).waitFor();
+    await browser.capture("webhooks");
+
+    // The list: trigger, last event, webhooks; filter; delete with confirmation.
+    await nav("Sources").click();
+    const listed = page.getByRole("row", { name: /My greeter/ });
+    await listed.getByRole("link", { name: "Receiver" }).waitFor();
+    await listed.getByText(source.endpoint_url).waitFor();
+    await listed.locator("time").waitFor();
+    await browser.capture("sources");
+    await page.getByLabel("Filter sources").fill("nothing-like-it");
+    await page.getByText("No source matches").waitFor();
+    await page.getByLabel("Filter sources").fill(sourceId);
+    await page.getByRole("button", { name: "Delete My greeter" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete source" }).click();
+    await page.getByText("No sources yet").waitFor();
+    const gone = await fetch(`${server.base}/v1/sources/${sourceId}`, {
+      headers: { authorization: `Bearer ${server.key}` },
+    });
+    expect(gone.status).toBe(404);
+
+    // The registry page (with the component published above).
+    await page.getByRole("link", { name: "New source" }).click();
+    await page.getByRole("link", { name: "Configure Greeter" }).waitFor();
+    await browser.capture("sources-new");
+
+    expect(browser.errors).toEqual([]);
+    expect(browser.violations).toEqual([]);
+  }, 180_000);
+});

@@ -1,0 +1,18 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vite";
+
+// The single-page app: sources in app/, built into dist/app (served by src/index.ts).
+export default defineConfig({
+  root: fileURLToPath(new URL("./app", import.meta.url)),
+  base: "/",
+  publicDir: false,
+  oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
+  build: {
+    outDir: fileURLToPath(new URL("./dist/app", import.meta.url)),
+    emptyOutDir: true,
+    target: "es2022",
+    sourcemap: false,
+    reportCompressedSize: false,
+    chunkSizeWarningLimit: 800,
+  },
+});
