@@ -100,6 +100,7 @@ function ConfigForm({
   return (
     <form
       class="config"
+      noValidate
       onSubmit={async (e) => {
         e.preventDefault();
         setBusy(true);

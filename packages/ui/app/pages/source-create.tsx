@@ -87,6 +87,7 @@ function DeployForm({
   return (
     <form
       class="card"
+      noValidate
       onSubmit={async (e) => {
         e.preventDefault();
         setBusy(true);
