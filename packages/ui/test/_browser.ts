@@ -99,7 +99,7 @@ export async function openBrowser(): Promise<Browser> {
         await axe(`${name} (${scheme})`);
         const file = `${name}-${scheme}.png`;
         const dir = existsSync(join(DOCS_DIR, file)) ? shots : DOCS_DIR;
-        await page.screenshot({ path: join(dir, file), animations: "disabled" });
+        await page.screenshot({ path: join(dir, file), animations: "disabled", fullPage: true });
       }
       await page.emulateMedia({ colorScheme: "light" });
     },

@@ -146,8 +146,14 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
     await page.getByRole("link", { name: "Receiver" }).waitFor();
     await browser.capture("webhooks");
 
-    // The list: trigger, last event, webhooks; filter; delete with confirmation.
-    await nav("Sources").click();
+    // The list, loaded afresh: under 200 KB of JavaScript over the wire (compressed) on first load.
+    await page.goto(`${server.base}/sources`);
+    const scriptBytes = (await page.evaluate(
+      `performance.getEntriesByType("resource").filter((e) => e.initiatorType === "script" || e.name.endsWith(".js")).reduce((n, e) => n + e.encodedBodySize, 0)`,
+    )) as number;
+    expect(scriptBytes).toBeGreaterThan(1000);
+    expect(scriptBytes).toBeLessThan(200 * 1024);
+    // Trigger, last event, webhooks; filter; delete with confirmation.
     const listed = page.getByRole("row", { name: /My greeter/ });
     await listed.getByRole("link", { name: "Receiver" }).waitFor();
     await listed.getByText(source.endpoint_url).waitFor();

@@ -8,7 +8,7 @@ import { type ApiError, api, seg } from "../api";
 import { CodeEditor } from "../editor";
 import { asApiError, useLoad } from "../hooks";
 import { PropForm } from "../props/prop-form";
-import { errorsByProp, initialValues, toSend } from "../props/values";
+import { errorsByProp, initialValues, toSend, withoutChanged } from "../props/values";
 import type { Component, Prop, Source } from "../types";
 import { ErrorNote, Loading } from "../widgets";
 import type { SourceContext } from "./source";
@@ -156,7 +156,10 @@ function ConfigForm({
             componentRef={target.id}
             props={props}
             values={values}
-            onValues={setValues}
+            onValues={(next) => {
+              setErrors((e) => withoutChanged(e, values, next));
+              setValues(next);
+            }}
             onProps={setProps}
             errors={errors}
             savedSecrets={saved}

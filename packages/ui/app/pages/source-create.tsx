@@ -7,7 +7,7 @@ import { useLocation } from "preact-iso";
 import { type ApiError, api, seg } from "../api";
 import { useLoad, useTitle } from "../hooks";
 import { PropForm } from "../props/prop-form";
-import { errorsByProp, toSend } from "../props/values";
+import { errorsByProp, toSend, withoutChanged } from "../props/values";
 import type { Component, Source } from "../types";
 import { ErrorNote, Loading } from "../widgets";
 
@@ -121,7 +121,10 @@ function DeployForm({
         componentRef={componentRef}
         props={props}
         values={values}
-        onValues={setValues}
+        onValues={(next) => {
+          setErrors((e) => withoutChanged(e, values, next));
+          setValues(next);
+        }}
         onProps={setProps}
         errors={errors}
       />

@@ -60,7 +60,11 @@ export function LabelText({ prop }: { prop: Prop }) {
   return (
     <>
       {labelOf(prop)}
-      {prop.optional ? <span class="muted"> (optional)</span> : <span class="required"> (required)</span>}
+      {prop.optional || prop.default !== undefined ? (
+        <span class="muted"> (optional)</span>
+      ) : (
+        <span class="required"> (required)</span>
+      )}
     </>
   );
 }

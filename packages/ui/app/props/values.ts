@@ -71,6 +71,16 @@ export function toSend(props: Prop[], values: Record<string, unknown>): Record<s
   return out;
 }
 
+/** `errors` without the props whose value changed from `before` to `after` (the user is fixing them). */
+export function withoutChanged(
+  errors: Record<string, string>,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Record<string, string> {
+  const kept = Object.entries(errors).filter(([name]) => same(before[name], after[name]));
+  return kept.length === Object.keys(errors).length ? errors : Object.fromEntries(kept);
+}
+
 /** Messages by prop name, and the rest, from an API error (`details.problems`, `details.prop`). */
 export function errorsByProp(
   error: unknown,
