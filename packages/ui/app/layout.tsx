@@ -8,6 +8,7 @@ const NAV = [
   { href: "/sources", label: "Sources" },
   { href: "/webhooks", label: "Webhooks" },
   { href: "/workflows", label: "Workflows" },
+  { href: "/accounts", label: "Accounts" },
 ];
 
 /** Header, navigation and the main region. */

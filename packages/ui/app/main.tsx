@@ -13,6 +13,7 @@ const NewSource = lazy(() => import("./pages/source-new").then((m) => m.NewSourc
 const SourcePage = lazy(() => import("./pages/source").then((m) => m.SourcePage));
 const WebhooksPage = lazy(() => import("./pages/webhooks").then((m) => m.WebhooksPage));
 const WebhookPage = lazy(() => import("./pages/webhook").then((m) => m.WebhookPage));
+const AccountsPage = lazy(() => import("./pages/accounts").then((m) => m.AccountsPage));
 const WorkflowsPage = lazy(() => import("./pages/workflows").then((m) => m.WorkflowsPage));
 
 function Redirect({ to }: { to: string }) {
@@ -63,6 +64,7 @@ function App() {
           <Route path="/sources/:id" component={SourcePage} />
           <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/webhooks/:id" component={WebhookPage} />
+          <Route path="/accounts" component={AccountsPage} />
           <Route path="/workflows" component={WorkflowsPage} />
           <Route path="/workflows/:id" component={WorkflowsPage} />
           <Route default component={NotFound} />

@@ -203,6 +203,20 @@ describe.skipIf(BROWSER_MISSING !== undefined)("prop forms in chromium", () => {
     await page.getByRole("button", { name: "Deploy" }).click();
     await page.getByRole("heading", { name: "Echo" }).waitFor();
 
+    // Accounts: the one connected above is listed; connect another and delete it.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Accounts" }).click();
+    await page.getByRole("row", { name: /octo/ }).getByText("github").waitFor();
+    await page.getByLabel("App (name slug)").fill("slack");
+    await page.getByLabel("Account name").fill("spare");
+    await page.getByLabel("Value 1").fill("xoxb-1");
+    await page.getByRole("button", { name: "Save account" }).click();
+    await page.getByText(/^Connected spare \(apn_/).waitFor();
+    await browser.capture("accounts");
+    await page.getByRole("button", { name: "Delete spare" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete account" }).click();
+    await page.getByText("Deleted spare.").waitFor();
+    expect((await server.api("GET", "/v1/accounts")).map((a: { name: string }) => a.name)).toEqual(["octo"]);
+
     // Workflows: reserved, and says the server has none.
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Workflows" }).click();
     await page.getByText("This server has no workflows API yet").waitFor();

@@ -61,16 +61,21 @@ export function AccountField(props: FieldProps) {
   );
 }
 
-/** The "add account" form: a name and credential rows (field name, value). */
-function NewAccount({
-  app,
+/**
+ * The "add account" form: a name and credential rows (field name, value); without `app` (the
+ * accounts page) it asks for the app's name slug too.
+ */
+export function NewAccount({
+  app: fixedApp,
   idPrefix,
   onCreated,
 }: {
-  app: string;
+  app?: string;
   idPrefix: string;
   onCreated: (a: Account) => void;
 }) {
+  const [typedApp, setTypedApp] = useState("");
+  const app = fixedApp ?? typedApp.trim();
   const [name, setName] = useState("");
   const [rows, setRows] = useState([{ key: "api_key", value: "" }]);
   const [busy, setBusy] = useState(false);
@@ -82,6 +87,9 @@ function NewAccount({
       const auth = Object.fromEntries(rows.filter((r) => r.key.trim()).map((r) => [r.key.trim(), r.value]));
       const account = await api<Account>("POST", "/v1/accounts", { app, ...(name ? { name } : {}), auth });
       onCreated(account);
+      setName("");
+      setTypedApp("");
+      setRows([{ key: "api_key", value: "" }]);
     } catch (e) {
       setError(asApiError(e));
     } finally {
@@ -90,7 +98,19 @@ function NewAccount({
   };
   return (
     <fieldset class="subform">
-      <legend>Connect a {app} account</legend>
+      <legend>{fixedApp ? `Connect a ${fixedApp} account` : "Connect an account"}</legend>
+      {fixedApp ? null : (
+        <div class="field">
+          <label for={`${idPrefix}-app`}>App (name slug)</label>
+          <input
+            id={`${idPrefix}-app`}
+            class="mono"
+            placeholder="github"
+            value={typedApp}
+            onInput={(e) => setTypedApp(e.currentTarget.value)}
+          />
+        </div>
+      )}
       <div class="field">
         <label for={`${idPrefix}-name`}>Account name</label>
         <input id={`${idPrefix}-name`} value={name} onInput={(e) => setName(e.currentTarget.value)} />
