@@ -4,7 +4,9 @@
  * missed or repeated.
  */
 import { createParser } from "eventsource-parser";
-import { apiBase, authHeaders } from "./api";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { type ApiError, apiBase, authHeaders } from "./api";
+import { asApiError } from "./hooks";
 
 /** Stream states shown to the user. */
 export type StreamState = "connecting" | "live" | "reconnecting" | "closed";
@@ -70,4 +72,58 @@ export function openStream(path: string, options: StreamOptions): () => void {
   })();
 
   return () => controller.abort();
+}
+
+/** A list read once, then kept up to date from a stream (see {@link useLiveFeed}). */
+export interface LiveFeed<T> {
+  items: T[];
+  setItems: (update: (items: T[]) => T[]) => void;
+  loaded: boolean;
+  error: ApiError | undefined;
+  state: StreamState;
+}
+
+/**
+ * Reads a list with `load` (which also says where the stream resumes), then opens the stream at
+ * `path` and folds each message of type `event` in with `merge`. Everything restarts when `path`
+ * changes and stops on unmount.
+ */
+export function useLiveFeed<T>(
+  path: string,
+  event: string,
+  load: () => Promise<{ items: T[]; lastEventId: string }>,
+  merge: (items: T[], item: T) => T[],
+): LiveFeed<T> {
+  const [items, setItems] = useState<T[]>([]);
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState<ApiError | undefined>();
+  const [state, setState] = useState<StreamState>("connecting");
+  const fns = useRef({ load, merge });
+  fns.current = { load, merge };
+  useEffect(() => {
+    let close = () => {};
+    let stopped = false;
+    void (async () => {
+      try {
+        const first = await fns.current.load();
+        if (stopped) return;
+        setItems(first.items);
+        setLoaded(true);
+        close = openStream(path, {
+          lastEventId: first.lastEventId,
+          onState: setState,
+          onMessage(data, type) {
+            if (type === event) setItems((prev) => fns.current.merge(prev, JSON.parse(data) as T));
+          },
+        });
+      } catch (e) {
+        if (!stopped) setError(asApiError(e));
+      }
+    })();
+    return () => {
+      stopped = true;
+      close();
+    };
+  }, [path, event]);
+  return { items, setItems, loaded, error, state };
 }

@@ -1,23 +1,10 @@
 /** The JSON shapes of the `/v1` API the app reads (see `GET /v1/openapi.json`). */
+import type { PropDescription } from "@hookline/core";
 
-/** A prop as `configurable_props` lists it. */
-export interface Prop {
+/** A prop as `configurable_props` lists it: core's description with its name. */
+export interface Prop extends PropDescription {
   name: string;
-  type: string;
-  label?: string;
-  description?: string;
-  optional?: boolean;
-  default?: unknown;
-  secret?: boolean;
-  min?: number;
-  max?: number;
-  options?: unknown[];
-  dynamicOptions?: boolean;
-  useQuery?: boolean;
-  reloadProps?: boolean;
-  app?: string;
-  customResponse?: boolean;
-  propDefinition?: { appProp: string; name: string; hasInputValues: boolean };
+  /** For `alert` props. */
   alertType?: string;
   content?: string;
 }

@@ -196,3 +196,102 @@ export function Time({ ms }: { ms: number | null | undefined }) {
     </time>
   );
 }
+
+/** A labelled search field. */
+export function SearchField(p: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  placeholder?: string;
+}) {
+  return (
+    <>
+      <label for={p.id}>{p.label}</label>
+      <input
+        id={p.id}
+        type="search"
+        placeholder={p.placeholder}
+        value={p.value}
+        onInput={(e) => p.onChange(e.currentTarget.value)}
+      />
+    </>
+  );
+}
+
+/**
+ * A list as a table (cards on narrow screens) with a hidden caption, column headers and a last,
+ * unnamed column for actions; `children` are its rows.
+ */
+export function ListTable({
+  caption,
+  columns,
+  children,
+}: {
+  caption: string;
+  columns: string[];
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="table-wrap">
+      <table class="list">
+        <caption class="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th scope="col" key={c}>
+                {c}
+              </th>
+            ))}
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The last cell of a list row: a Delete button naming what it deletes. */
+export function DeleteCell({ name, onClick }: { name: string; onClick: () => void }) {
+  return (
+    <td data-label="Actions">
+      <button type="button" class="small danger-text" aria-label={`Delete ${name}`} onClick={onClick}>
+        Delete
+      </button>
+    </td>
+  );
+}
+
+/** A labelled text input in a field (other input attributes pass through). */
+export function TextField({
+  id,
+  label,
+  value,
+  onChange,
+  class: className,
+  ...input
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  class?: string;
+  type?: "text" | "url" | "datetime-local";
+  required?: boolean;
+  placeholder?: string;
+}) {
+  return (
+    <div class={className ? `field ${className}` : "field"}>
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        {...(input as Record<string, unknown>)}
+        value={value}
+        onInput={(e) => onChange(e.currentTarget.value)}
+      />
+    </div>
+  );
+}

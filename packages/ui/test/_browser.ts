@@ -96,6 +96,8 @@ export async function openBrowser(): Promise<Browser> {
     async capture(name) {
       for (const scheme of ["light", "dark"] as const) {
         await page.emulateMedia({ colorScheme: scheme });
+        // Media-query listeners (the code editor's theme) run in the next rendering steps.
+        await page.evaluate("new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)))");
         await axe(`${name} (${scheme})`);
         const file = `${name}-${scheme}.png`;
         const dir = existsSync(join(DOCS_DIR, file)) ? shots : DOCS_DIR;

@@ -7,7 +7,7 @@ import { api, listAll, seg } from "../api";
 import { useLoad, useNotice, useTitle } from "../hooks";
 import { NewAccount } from "../props/account-field";
 import type { Account } from "../types";
-import { ConfirmDialog, ErrorNote, Loading, Notice, Time } from "../widgets";
+import { ConfirmDialog, DeleteCell, ErrorNote, ListTable, Loading, Notice, Time } from "../widgets";
 
 /** The accounts page. */
 export function AccountsPage() {
@@ -27,47 +27,23 @@ export function AccountsPage() {
       {list.loading && !list.data ? <Loading what="accounts" /> : null}
       {list.data && list.data.length === 0 ? <p class="empty">No connected accounts yet.</p> : null}
       {list.data && list.data.length > 0 ? (
-        <div class="table-wrap">
-          <table class="list">
-            <caption class="visually-hidden">Connected accounts</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">App</th>
-                <th scope="col">Connected</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((a) => (
-                <tr key={a.id}>
-                  <th scope="row" data-label="Name">
-                    {a.name}
-                    <div class="muted small-text mono">{a.id}</div>
-                  </th>
-                  <td data-label="App">
-                    <code>{a.app}</code>
-                  </td>
-                  <td data-label="Connected">
-                    <Time ms={a.created_at * 1000} />
-                  </td>
-                  <td data-label="Actions">
-                    <button
-                      type="button"
-                      class="small danger-text"
-                      aria-label={`Delete ${a.name}`}
-                      onClick={() => setToDelete(a)}
-                    >
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable caption="Connected accounts" columns={["Name", "App", "Connected"]}>
+          {list.data.map((a) => (
+            <tr key={a.id}>
+              <th scope="row" data-label="Name">
+                {a.name}
+                <div class="muted small-text mono">{a.id}</div>
+              </th>
+              <td data-label="App">
+                <code>{a.app}</code>
+              </td>
+              <td data-label="Connected">
+                <Time ms={a.created_at * 1000} />
+              </td>
+              <DeleteCell name={a.name} onClick={() => setToDelete(a)} />
+            </tr>
+          ))}
+        </ListTable>
       ) : null}
       <h2>Connect an account</h2>
       <NewAccount

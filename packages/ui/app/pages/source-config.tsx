@@ -3,14 +3,15 @@
  * changes with `PUT /v1/sources/{id}`; the source keeps its `dc_` id and endpoint. Edited code can
  * be checked first ("Read props from code" saves it and shows the new code's props).
  */
-import { useEffect, useState } from "preact/hooks";
-import { type ApiError, api, seg } from "../api";
+import { useState } from "preact/hooks";
+import { api, seg } from "../api";
 import { CodeEditor } from "../editor";
-import { asApiError, useLoad } from "../hooks";
+import { useLoad } from "../hooks";
+import { SubmitFooter, usePropFormState } from "../props/form-state";
 import { PropForm } from "../props/prop-form";
-import { errorsByProp, initialValues, toSend, withoutChanged } from "../props/values";
-import type { Component, Prop, Source } from "../types";
-import { ErrorNote, Loading } from "../widgets";
+import { initialValues } from "../props/values";
+import type { Component, Source } from "../types";
+import { ErrorNote, Loading, TextField } from "../widgets";
 import type { SourceContext } from "./source";
 
 interface Code {
@@ -67,45 +68,33 @@ function ConfigForm({
   const [text, setText] = useState(code.code);
   // The component the form describes: the deployed one, or edited code saved by "Read props".
   const [target, setTarget] = useState<{ id: string; code: string }>({ id: component.id, code: code.code });
-  const [props, setProps] = useState<Prop[]>(component.configurable_props);
-  const [values, setValues] = useState(() =>
+  const state = usePropFormState(
+    component.configurable_props,
     initialValues(component.configurable_props, source.configured_props),
   );
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<ApiError | undefined>();
-  const [busy, setBusy] = useState(false);
   const saved = new Set(
-    props.filter((p) => p.secret && source.configured_props[p.name] !== undefined).map((p) => p.name),
+    state.props.filter((p) => p.secret && source.configured_props[p.name] !== undefined).map((p) => p.name),
   );
   const codeChanged = text !== target.code;
-  useEffect(() => setErrors({}), [target.id]);
 
-  async function readProps() {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const saved = await api<Component>("POST", "/v1/components", {
+  // Saves the edited code and shows its props (an invalid component shows why).
+  const readProps = () =>
+    state.submit(async () => {
+      const next = await api<Component>("POST", "/v1/components", {
         component_code: text,
         filename: code.filename,
       });
-      setTarget({ id: saved.id, code: text });
-      setProps(saved.configurable_props);
-    } catch (e) {
-      setError(asApiError(e));
-    } finally {
-      setBusy(false);
-    }
-  }
+      setTarget({ id: next.id, code: text });
+      state.setProps(next.configurable_props);
+    });
 
   return (
     <form
       class="config"
       noValidate
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        setBusy(true);
-        setError(undefined);
-        try {
+        void state.submit(async (configured_props) => {
           const updated = await api<Source>("PUT", `/v1/sources/${seg(source.id)}`, {
             ...(name.trim() && name !== source.name ? { name: name.trim() } : {}),
             ...(codeChanged
@@ -113,23 +102,13 @@ function ConfigForm({
               : target.id !== component.id
                 ? { component_id: target.id }
                 : {}),
-            configured_props: toSend(props, values),
+            configured_props,
           });
-          setErrors({});
           onUpdated(updated);
-        } catch (err) {
-          const { byProp, other } = errorsByProp(err, props);
-          setErrors(byProp);
-          setError(other);
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
-      <div class="field">
-        <label for="config-name">Source name</label>
-        <input id="config-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
-      </div>
+      <TextField id="config-name" label="Source name" required value={name} onChange={setName} />
       <div class="config-grid">
         <div>
           <h2 id="code-title">Code</h2>
@@ -144,7 +123,7 @@ function ConfigForm({
             typescript={code.filename.endsWith(".ts")}
           />
           <div class="row">
-            <button type="button" class="small" disabled={busy || !codeChanged} onClick={readProps}>
+            <button type="button" class="small" disabled={state.busy || !codeChanged} onClick={readProps}>
               Read props from code
             </button>
           </div>
@@ -154,30 +133,13 @@ function ConfigForm({
           <PropForm
             key={target.id}
             componentRef={target.id}
-            props={props}
-            values={values}
-            onValues={(next) => {
-              setErrors((e) => withoutChanged(e, values, next));
-              setValues(next);
-            }}
-            onProps={setProps}
-            errors={errors}
+            {...state.form}
             savedSecrets={saved}
             endpointUrl={source.endpoint_url}
           />
         </div>
       </div>
-      <ErrorNote error={error} label="Could not update" />
-      {Object.keys(errors).length > 0 && !error ? (
-        <p class="error" role="alert">
-          Some props need attention (see above).
-        </p>
-      ) : null}
-      <div class="row">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Updating…" : "Update"}
-        </button>
-      </div>
+      <SubmitFooter state={state} label="Update" busyLabel="Updating…" errorLabel="Could not update" />
     </form>
   );
 }

@@ -4,12 +4,12 @@
  */
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { type ApiError, api, seg } from "../api";
+import { api, seg } from "../api";
 import { useLoad, useTitle } from "../hooks";
+import { SubmitFooter, usePropFormState } from "../props/form-state";
 import { PropForm } from "../props/prop-form";
-import { errorsByProp, toSend, withoutChanged } from "../props/values";
 import type { Component, Source } from "../types";
-import { ErrorNote, Loading } from "../widgets";
+import { ErrorNote, Loading, TextField } from "../widgets";
 
 async function loadComponent(key?: string, url?: string): Promise<{ component: Component; ref: string }> {
   if (key) {
@@ -78,33 +78,22 @@ function DeployForm({
 }) {
   const { route } = useLocation();
   const [name, setName] = useState(component.name);
-  const [props, setProps] = useState(component.configurable_props);
-  const [values, setValues] = useState<Record<string, unknown>>({});
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<ApiError | undefined>();
-  const [busy, setBusy] = useState(false);
+  const state = usePropFormState(component.configurable_props);
 
   return (
     <form
       class="card"
       noValidate
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        setBusy(true);
-        setError(undefined);
-        try {
+        void state.submit(async (configured_props) => {
           const source = await api<Source>("POST", "/v1/sources", {
             ...deployWith,
             name: name.trim() || component.name,
-            configured_props: toSend(props, values),
+            configured_props,
           });
           route(`/sources/${source.id}`);
-        } catch (err) {
-          const { byProp, other } = errorsByProp(err, props);
-          setErrors(byProp);
-          setError(other);
-          setBusy(false);
-        }
+        });
       }}
     >
       {component.description ? <p>{component.description}</p> : null}
@@ -112,33 +101,10 @@ function DeployForm({
         {component.key ? <code>{component.key}</code> : null} version {component.version}
         {component.visibility ? ` · ${component.visibility}` : ""}
       </p>
-      <div class="field">
-        <label for="source-name">Source name</label>
-        <input id="source-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
-      </div>
+      <TextField id="source-name" label="Source name" required value={name} onChange={setName} />
       <h2>Configure</h2>
-      <PropForm
-        componentRef={componentRef}
-        props={props}
-        values={values}
-        onValues={(next) => {
-          setErrors((e) => withoutChanged(e, values, next));
-          setValues(next);
-        }}
-        onProps={setProps}
-        errors={errors}
-      />
-      <ErrorNote error={error} label="Could not deploy" />
-      {Object.keys(errors).length > 0 && !error ? (
-        <p class="error" role="alert">
-          Some props need attention (see above).
-        </p>
-      ) : null}
-      <div class="row">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Deploying…" : "Deploy"}
-        </button>
-      </div>
+      <PropForm componentRef={componentRef} {...state.form} />
+      <SubmitFooter state={state} label="Deploy" busyLabel="Deploying…" errorLabel="Could not deploy" />
     </form>
   );
 }

@@ -3,12 +3,11 @@
  * nothing falls between the two), a content search in the browser, and an inspector with the
  * event's JSON and metadata.
  */
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
 import { api, page, seg } from "../api";
-import { asApiError } from "../hooks";
-import { openStream, type StreamState } from "../sse";
+import { type StreamState, useLiveFeed } from "../sse";
 import type { EventSummary } from "../types";
-import { ConfirmDialog, CopyButton, ErrorNote, Time } from "../widgets";
+import { ConfirmDialog, CopyButton, ErrorNote, SearchField, Time } from "../widgets";
 import type { SourceContext } from "./source";
 
 /** SPEC: the most recent 100 events are inspectable in the UI. */
@@ -35,49 +34,23 @@ export function StreamBadge({ state }: { state: StreamState }) {
 /** The Events tab. */
 export function EventsTab({ ctx }: { ctx: SourceContext }) {
   const id = ctx.source.id;
-  const [events, setEvents] = useState<EventSummary[]>([]);
-  const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<ReturnType<typeof asApiError>>();
-  const [state, setState] = useState<StreamState>("connecting");
+  const feed = useLiveFeed<EventSummary>(
+    `/v1/sources/${seg(id)}/sse`,
+    "emit",
+    async () => {
+      const first = await page<EventSummary>(`/v1/sources/${seg(id)}/event_summaries`, {
+        limit: KEEP,
+        expand: "event",
+      });
+      // start_cursor is the newest event's seq: the stream sends what came after it.
+      return { items: first.data, lastEventId: first.pageInfo.start_cursor ?? "0" };
+    },
+    (prev, e) => (prev.some((x) => x.id === e.id) ? prev : [e, ...prev].slice(0, KEEP)),
+  );
+  const { items: events, loaded, error, state } = feed;
   const [selected, setSelected] = useState<string | undefined>();
   const [query, setQuery] = useState("");
   const [clearing, setClearing] = useState(false);
-
-  useEffect(() => {
-    let close = () => {};
-    let stopped = false;
-    const add = (incoming: EventSummary[]) =>
-      setEvents((prev) => {
-        const seen = new Set(prev.map((e) => e.id));
-        const fresh = incoming.filter((e) => !seen.has(e.id));
-        return fresh.length ? [...fresh.reverse(), ...prev].slice(0, KEEP) : prev;
-      });
-    void (async () => {
-      try {
-        const first = await page<EventSummary>(`/v1/sources/${seg(id)}/event_summaries`, {
-          limit: KEEP,
-          expand: "event",
-        });
-        if (stopped) return;
-        setEvents(first.data);
-        setLoaded(true);
-        // start_cursor is the newest event's seq: the stream sends what came after it.
-        close = openStream(`/v1/sources/${seg(id)}/sse`, {
-          lastEventId: first.pageInfo.start_cursor ?? "0",
-          onState: setState,
-          onMessage(data, event) {
-            if (event === "emit") add([JSON.parse(data) as EventSummary]);
-          },
-        });
-      } catch (e) {
-        if (!stopped) setError(asApiError(e));
-      }
-    })();
-    return () => {
-      stopped = true;
-      close();
-    };
-  }, [id]);
 
   const shown = useMemo(() => {
     const q = query.trim().toLowerCase();
@@ -89,13 +62,12 @@ export function EventsTab({ ctx }: { ctx: SourceContext }) {
   return (
     <div>
       <div class="toolbar">
-        <label for="event-search">Search events</label>
-        <input
+        <SearchField
           id="event-search"
-          type="search"
+          label="Search events"
           placeholder="Text in the event or its metadata"
           value={query}
-          onInput={(e) => setQuery(e.currentTarget.value)}
+          onChange={setQuery}
         />
         <StreamBadge state={state} />
         <button
@@ -144,7 +116,7 @@ export function EventsTab({ ctx }: { ctx: SourceContext }) {
         onClose={() => setClearing(false)}
         onConfirm={async () => {
           await api("DELETE", `/v1/sources/${seg(id)}/events`);
-          setEvents([]);
+          feed.setItems(() => []);
           setSelected(undefined);
         }}
       >

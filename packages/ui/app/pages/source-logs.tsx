@@ -1,10 +1,9 @@
 /** Logs: the source's log lines (what its code printed, its errors), then live ones over SSE. */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { page, seg } from "../api";
-import { asApiError } from "../hooks";
-import { openStream, type StreamState } from "../sse";
+import { useLiveFeed } from "../sse";
 import type { LogLine } from "../types";
-import { ErrorNote } from "../widgets";
+import { ErrorNote, SearchField } from "../widgets";
 import type { SourceContext } from "./source";
 import { StreamBadge } from "./source-events";
 
@@ -13,52 +12,33 @@ const KEEP = 1000;
 /** The Logs tab. */
 export function LogsTab({ ctx }: { ctx: SourceContext }) {
   const id = ctx.source.id;
-  const [lines, setLines] = useState<LogLine[]>([]);
-  const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<ReturnType<typeof asApiError>>();
-  const [state, setState] = useState<StreamState>("connecting");
+  const {
+    items: lines,
+    loaded,
+    error,
+    state,
+  } = useLiveFeed<LogLine>(
+    `/v1/sources/${seg(id)}/logs/sse`,
+    "log",
+    async () => {
+      // Oldest first: walk every page, keep the newest lines.
+      let all: LogLine[] = [];
+      let after: string | undefined;
+      do {
+        const res = await page<LogLine>(`/v1/sources/${seg(id)}/logs`, {
+          limit: 100,
+          ...(after ? { after } : {}),
+        });
+        all = [...all, ...res.data].slice(-KEEP);
+        after = res.pageInfo.end_cursor ?? undefined;
+      } while (after);
+      return { items: all, lastEventId: String(all[all.length - 1]?.seq ?? 0) };
+    },
+    (prev, line) => (prev.some((l) => l.seq === line.seq) ? prev : [...prev, line].slice(-KEEP)),
+  );
   const [filter, setFilter] = useState("");
   const box = useRef<HTMLElement>(null);
   const stick = useRef(true);
-
-  useEffect(() => {
-    let close = () => {};
-    let stopped = false;
-    void (async () => {
-      try {
-        // Oldest first: walk every page, keep the newest lines.
-        let all: LogLine[] = [];
-        let after: string | undefined;
-        do {
-          const res = await page<LogLine>(`/v1/sources/${seg(id)}/logs`, {
-            limit: 100,
-            ...(after ? { after } : {}),
-          });
-          all = [...all, ...res.data].slice(-KEEP);
-          after = res.pageInfo.end_cursor ?? undefined;
-        } while (after && !stopped);
-        if (stopped) return;
-        setLines(all);
-        setLoaded(true);
-        const lastSeq = all.length ? String(all[all.length - 1]?.seq) : "0";
-        close = openStream(`/v1/sources/${seg(id)}/logs/sse`, {
-          lastEventId: lastSeq,
-          onState: setState,
-          onMessage(data, event) {
-            if (event !== "log") return;
-            const line = JSON.parse(data) as LogLine;
-            setLines((prev) => (prev.some((l) => l.seq === line.seq) ? prev : [...prev, line].slice(-KEEP)));
-          },
-        });
-      } catch (e) {
-        if (!stopped) setError(asApiError(e));
-      }
-    })();
-    return () => {
-      stopped = true;
-      close();
-    };
-  }, [id]);
 
   const shown = useMemo(() => {
     const q = filter.trim().toLowerCase();
@@ -74,13 +54,7 @@ export function LogsTab({ ctx }: { ctx: SourceContext }) {
   return (
     <div>
       <div class="toolbar">
-        <label for="log-filter">Filter logs</label>
-        <input
-          id="log-filter"
-          type="search"
-          value={filter}
-          onInput={(e) => setFilter(e.currentTarget.value)}
-        />
+        <SearchField id="log-filter" label="Filter logs" value={filter} onChange={setFilter} />
         <StreamBadge state={state} />
       </div>
       <ErrorNote error={error} label="Could not load the logs" />

@@ -7,7 +7,7 @@ import { useLocation } from "preact-iso";
 import { listAll } from "../api";
 import { useLoad, useTitle } from "../hooks";
 import type { Component } from "../types";
-import { ErrorNote, Loading } from "../widgets";
+import { ErrorNote, Loading, SearchField, TextField } from "../widgets";
 
 function deployLink(params: Record<string, string>): string {
   return `/sources?${new URLSearchParams({ action: "create", ...params }).toString()}`;
@@ -37,13 +37,12 @@ export function NewSourcePage() {
       <h1>New source</h1>
       <h2>From the registry</h2>
       <div class="toolbar">
-        <label for="registry-search">Search the registry</label>
-        <input
+        <SearchField
           id="registry-search"
-          type="search"
+          label="Search the registry"
           placeholder="Name, key or description"
           value={query}
-          onInput={(e) => setQuery(e.currentTarget.value)}
+          onChange={setQuery}
         />
       </div>
       <ErrorNote error={registry.error} label="Could not load the registry" />
@@ -78,16 +77,15 @@ export function NewSourcePage() {
           if (url.trim()) route(deployLink({ url: url.trim() }));
         }}
       >
-        <div class="field grow">
-          <label for="component-url">Component code URL</label>
-          <input
-            id="component-url"
-            type="url"
-            placeholder="https://example.com/my-source.mjs"
-            value={url}
-            onInput={(e) => setUrl(e.currentTarget.value)}
-          />
-        </div>
+        <TextField
+          id="component-url"
+          label="Component code URL"
+          class="grow"
+          type="url"
+          placeholder="https://example.com/my-source.mjs"
+          value={url}
+          onChange={setUrl}
+        />
         <button type="submit">Load component</button>
       </form>
     </section>

@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { type ApiError, api, listAll, seg } from "../api";
 import { asApiError, useLoad } from "../hooks";
 import type { Subscription, Webhook } from "../types";
-import { ErrorNote, Loading } from "../widgets";
+import { ErrorNote, Loading, TextField } from "../widgets";
 import type { SourceContext } from "./source";
 
 /** The Subscriptions tab. */
@@ -97,15 +97,13 @@ export function SubscriptionsTab({ ctx }: { ctx: SourceContext }) {
               ))}
             </select>
           </div>
-          <div class="field">
-            <label for="sub-channel">Channel (optional)</label>
-            <input
-              id="sub-channel"
-              placeholder="default"
-              value={channel}
-              onInput={(e) => setChannel(e.currentTarget.value)}
-            />
-          </div>
+          <TextField
+            id="sub-channel"
+            label="Channel (optional)"
+            placeholder="default"
+            value={channel}
+            onChange={setChannel}
+          />
           <button type="submit">Subscribe</button>
         </form>
       )}

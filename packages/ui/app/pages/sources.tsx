@@ -8,7 +8,18 @@ import { api, listAll, page, seg } from "../api";
 import { useLoad, useNotice, useTitle } from "../hooks";
 import { timerSchedule } from "../triggers";
 import type { Component, EventSummary, Source, Subscription, Webhook } from "../types";
-import { ConfirmDialog, CopyButton, ErrorNote, Loading, Notice, Switch, Time } from "../widgets";
+import {
+  ConfirmDialog,
+  CopyButton,
+  DeleteCell,
+  ErrorNote,
+  ListTable,
+  Loading,
+  Notice,
+  SearchField,
+  Switch,
+  Time,
+} from "../widgets";
 
 const CreateSource = lazy(() => import("./source-create").then((m) => m.CreateSource));
 
@@ -111,13 +122,12 @@ function SourcesList() {
         </a>
       </div>
       <div class="toolbar">
-        <label for="source-filter">Filter sources</label>
-        <input
+        <SearchField
           id="source-filter"
-          type="search"
+          label="Filter sources"
           placeholder="Name, id or endpoint"
           value={filter}
-          onInput={(e) => setFilter(e.currentTarget.value)}
+          onChange={setFilter}
         />
       </div>
       <Notice text={notice} />
@@ -129,36 +139,21 @@ function SourcesList() {
         </p>
       ) : null}
       {list.data && list.data.sources.length > 0 ? (
-        <div class="table-wrap">
-          <table class="list">
-            <caption class="visually-hidden">Sources</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Trigger</th>
-                <th scope="col">Active</th>
-                <th scope="col">Last event</th>
-                <th scope="col">Webhooks</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((s) => (
-                <SourceRow
-                  key={s.id}
-                  source={s}
-                  data={list.data as ListData}
-                  last={last.get(s.id)}
-                  onActive={(v) => setActive(s, v)}
-                  onDelete={() => setToDelete(s)}
-                />
-              ))}
-            </tbody>
-          </table>
-          {shown.length === 0 ? <p class="empty">No source matches “{filter}”.</p> : null}
-        </div>
+        <ListTable caption="Sources" columns={["Name", "Trigger", "Active", "Last event", "Webhooks"]}>
+          {shown.map((s) => (
+            <SourceRow
+              key={s.id}
+              source={s}
+              data={list.data as ListData}
+              last={last.get(s.id)}
+              onActive={(v) => setActive(s, v)}
+              onDelete={() => setToDelete(s)}
+            />
+          ))}
+        </ListTable>
+      ) : null}
+      {list.data && list.data.sources.length > 0 && shown.length === 0 ? (
+        <p class="empty">No source matches “{filter}”.</p>
       ) : null}
       <ConfirmDialog
         open={toDelete !== undefined}
@@ -239,16 +234,7 @@ function SourceRow({
           </ul>
         )}
       </td>
-      <td data-label="Actions">
-        <button
-          type="button"
-          class="small danger-text"
-          onClick={onDelete}
-          aria-label={`Delete ${source.name}`}
-        >
-          Delete
-        </button>
-      </td>
+      <DeleteCell name={source.name} onClick={onDelete} />
     </tr>
   );
 }

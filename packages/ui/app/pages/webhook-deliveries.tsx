@@ -7,7 +7,7 @@ import { type ApiError, api, page, seg } from "../api";
 import { DeliveryChart } from "../chart";
 import { asApiError, useLoad, usePoll } from "../hooks";
 import type { Delivery } from "../types";
-import { ErrorNote, Loading, Time } from "../widgets";
+import { ErrorNote, Loading, TextField, Time } from "../widgets";
 
 const STATUSES = ["pending", "delivering", "succeeded", "failed"] as const;
 
@@ -222,25 +222,21 @@ function Recover({
       }}
     >
       <h3 class="grow-full">Recover failed deliveries</h3>
-      <div class="field">
-        <label for="recover-since">Failed since</label>
-        <input
-          id="recover-since"
-          type="datetime-local"
-          required
-          value={since}
-          onInput={(e) => setSince(e.currentTarget.value)}
-        />
-      </div>
-      <div class="field">
-        <label for="recover-until">Until (optional)</label>
-        <input
-          id="recover-until"
-          type="datetime-local"
-          value={until}
-          onInput={(e) => setUntil(e.currentTarget.value)}
-        />
-      </div>
+      <TextField
+        id="recover-since"
+        label="Failed since"
+        type="datetime-local"
+        required
+        value={since}
+        onChange={setSince}
+      />
+      <TextField
+        id="recover-until"
+        label="Until (optional)"
+        type="datetime-local"
+        value={until}
+        onChange={setUntil}
+      />
       <button type="submit">Recover</button>
       <ErrorNote error={error} />
     </form>

@@ -4,7 +4,7 @@ import { useLocation } from "preact-iso";
 import { type ApiError, api, listAll, seg } from "../api";
 import { asApiError, useLoad, useNotice, useTitle } from "../hooks";
 import type { Webhook } from "../types";
-import { ConfirmDialog, ErrorNote, Loading, Notice, Switch, Time } from "../widgets";
+import { ConfirmDialog, DeleteCell, ErrorNote, ListTable, Loading, Notice, Switch, Time } from "../widgets";
 
 /** The webhooks list and the create form. */
 export function WebhooksPage() {
@@ -27,61 +27,35 @@ export function WebhooksPage() {
       {list.loading && !list.data ? <Loading what="webhooks" /> : null}
       {list.data && list.data.length === 0 ? <p class="empty">No webhooks yet: create one below.</p> : null}
       {list.data && list.data.length > 0 ? (
-        <div class="table-wrap">
-          <table class="list">
-            <caption class="visually-hidden">Webhooks</caption>
-            <thead>
-              <tr>
-                <th scope="col">Webhook</th>
-                <th scope="col">Active</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((w) => (
-                <tr key={w.id}>
-                  <th scope="row" data-label="Webhook">
-                    <a href={`/webhooks/${w.id}`}>{w.name ?? w.url}</a>
-                    <div class="muted small-text mono">{w.name ? w.url : w.id}</div>
-                    {w.disabled_reason ? (
-                      <div class="error small-text">Disabled: {w.disabled_reason}</div>
-                    ) : null}
-                  </th>
-                  <td data-label="Active">
-                    <Switch
-                      checked={w.active}
-                      label={`Active: ${w.name ?? w.url}`}
-                      onChange={async (active) => {
-                        try {
-                          await api("PATCH", `/v1/webhooks/${seg(w.id)}`, { active });
-                          await list.reload();
-                        } catch (e) {
-                          notify(`Could not change it: ${(e as Error).message}`);
-                        }
-                      }}
-                    />
-                  </td>
-                  <td data-label="Created">
-                    <Time ms={w.created_at * 1000} />
-                  </td>
-                  <td data-label="Actions">
-                    <button
-                      type="button"
-                      class="small danger-text"
-                      aria-label={`Delete ${w.name ?? w.url}`}
-                      onClick={() => setToDelete(w)}
-                    >
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable caption="Webhooks" columns={["Webhook", "Active", "Created"]}>
+          {list.data.map((w) => (
+            <tr key={w.id}>
+              <th scope="row" data-label="Webhook">
+                <a href={`/webhooks/${w.id}`}>{w.name ?? w.url}</a>
+                <div class="muted small-text mono">{w.name ? w.url : w.id}</div>
+                {w.disabled_reason ? <div class="error small-text">Disabled: {w.disabled_reason}</div> : null}
+              </th>
+              <td data-label="Active">
+                <Switch
+                  checked={w.active}
+                  label={`Active: ${w.name ?? w.url}`}
+                  onChange={async (active) => {
+                    try {
+                      await api("PATCH", `/v1/webhooks/${seg(w.id)}`, { active });
+                      await list.reload();
+                    } catch (e) {
+                      notify(`Could not change it: ${(e as Error).message}`);
+                    }
+                  }}
+                />
+              </td>
+              <td data-label="Created">
+                <Time ms={w.created_at * 1000} />
+              </td>
+              <DeleteCell name={w.name ?? w.url} onClick={() => setToDelete(w)} />
+            </tr>
+          ))}
+        </ListTable>
       ) : null}
       <h2>Create a webhook</h2>
       <form
