@@ -117,7 +117,14 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
     await page.waitForURL(/\/webhooks\/wh_/);
     const webhookPath = new URL(page.url()).pathname;
     await page.getByRole("button", { name: "Reveal secret" }).click();
-    await page.getByText(/^whsec_/).waitFor();
+    const firstSecret = await page.getByTestId("webhook-secret").textContent();
+    expect(firstSecret).toMatch(/^whsec_/);
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Rotate secret" }).click();
+    await page.getByText("Secret rotated. The previous one stays valid for 24 hours.").waitFor();
+    const rotated = await page.getByTestId("webhook-secret").textContent();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(firstSecret);
 
     // Subscribe the source to it from the source's Subscriptions tab.
     await page.goto(`${server.base}/sources/${sourceId}?tab=subscriptions`);
@@ -137,9 +144,28 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
     receiver.status = 200;
     await failed.getByRole("button", { name: /^Retry delivery/ }).click();
     await page.locator('tbody[data-status="succeeded"]').waitFor({ timeout: 45_000 });
+    await page.getByRole("img", { name: /: 1 succeeded, 0 failed, 0 pending\./ }).waitFor();
+
+    // Another failure, re-sent by recovering the last hour's failed deliveries.
+    receiver.status = 500;
+    await callEndpoint(source.endpoint_url, "Barbara");
+    await failed.waitFor({ timeout: 45_000 });
+    receiver.status = 200;
+    const hourAgo = new Date(Date.now() - 3600_000);
+    const local = new Date(hourAgo.getTime() - hourAgo.getTimezoneOffset() * 60_000)
+      .toISOString()
+      .slice(0, 16);
+    await page.getByLabel("Failed since").fill(local);
+    await page.getByRole("button", { name: "Recover" }).click();
+    await page.getByText("Recovered 1 failed delivery.").waitFor();
+    await page
+      .getByRole("img", { name: /: 2 succeeded, 0 failed, 0 pending\./ })
+      .waitFor({ timeout: 45_000 });
     expect(receiver.requests.filter((r) => r.path === "/hook").map((r) => JSON.parse(r.body).name)).toEqual([
       "Linus",
       "Linus",
+      "Barbara",
+      "Barbara",
     ]);
 
     await nav("Webhooks").click();
@@ -159,6 +185,9 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
     await listed.getByText(source.endpoint_url).waitFor();
     await listed.locator("time").waitFor();
     await browser.capture("sources");
+    await listed.getByRole("switch", { name: "Active: My greeter" }).click();
+    await page.getByText("My greeter is inactive.").waitFor();
+    expect((await server.api("GET", `/v1/sources/${sourceId}`)).active).toBe(false);
     await page.getByLabel("Filter sources").fill("nothing-like-it");
     await page.getByText("No source matches").waitFor();
     await page.getByLabel("Filter sources").fill(sourceId);
