@@ -75,7 +75,11 @@ async function call(method: string, path: string, body?: unknown, query?: Query,
     | undefined;
   if (!res.ok) {
     const err = json?.error;
-    if (res.status === 401 && key === undefined) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
+    if (res.status === 401 && key === undefined) {
+      // The key was revoked: forget it and ask again.
+      setSessionKey(null);
+      window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
+    }
     throw new ApiError(
       res.status,
       err?.code ?? "http_error",
