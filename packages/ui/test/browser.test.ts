@@ -108,6 +108,22 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
     await callEndpoint(source.endpoint_url, "Grace");
     await page.getByRole("button", { name: /Bonjour Grace/ }).waitFor();
 
+    // Edited code: Update saves it as a new component under the same source id.
+    await page.getByRole("tab", { name: "Configuration" }).click();
+    const editor = page.getByRole("textbox", { name: "Code of My greeter" });
+    await editor.click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("\n// edited in the browser\n");
+    await page.getByText("component.mjs · edited").waitFor();
+    await page.getByRole("button", { name: "Update" }).click();
+    await page.getByText("component.mjs · edited").waitFor({ state: "detached" });
+    const edited = await server.api("GET", `/v1/sources/${sourceId}`);
+    expect(edited.component_id).not.toBe(source.component_id);
+    expect((await server.api("GET", `/v1/components/${edited.component_id}/code`)).code).toContain(
+      "// edited in the browser",
+    );
+    await page.getByRole("tab", { name: "Events" }).click();
+
     // A webhook for the loopback receiver (which answers 500 for now), created in the UI.
     await nav("Webhooks").click();
     await page.getByRole("heading", { name: "Webhooks" }).waitFor();

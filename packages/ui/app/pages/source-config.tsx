@@ -31,7 +31,8 @@ export function ConfigurationTab({ ctx, notify }: { ctx: SourceContext; notify: 
     ]);
     return { component, code };
   }, [source.component_id]);
-  if (!loaded.data) {
+  // After an update that changed the code, wait for the new component rather than show the old.
+  if (!loaded.data || loaded.data.component.id !== source.component_id) {
     return (
       <>
         <ErrorNote error={loaded.error} label="Could not load the configuration" />
@@ -41,7 +42,7 @@ export function ConfigurationTab({ ctx, notify }: { ctx: SourceContext; notify: 
   }
   return (
     <ConfigForm
-      key={`${source.component_id}:${source.updated_at}`}
+      key={`${loaded.data.component.id}:${source.updated_at}`}
       source={source}
       component={loaded.data.component}
       code={loaded.data.code}
