@@ -1055,8 +1055,11 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       const staged = new Map<string, unknown>();
       let newMounted: MountedComponent | undefined;
       if (active && (changedInstance || !current.active)) {
-        newMounted = changedInstance ? await mountSource(next, saved, staged) : oldMounted;
-        const activated = await runHook(newMounted as MountedComponent, next, "activate");
+        // Reactivating an inactive source with nothing else changed reuses (or builds) its instance.
+        newMounted = changedInstance
+          ? await mountSource(next, saved, staged)
+          : (oldMounted ?? (await mountedFor(current)));
+        const activated = await runHook(newMounted, next, "activate");
         logs.push(activated);
         if (activated.error) {
           if (changedInstance) newMounted?.dispose();
