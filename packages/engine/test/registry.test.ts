@@ -1,6 +1,6 @@
 // The component registry through the engine's public API: publish privately and publicly, the key
 // and semantic-version rules, deploy by key (newest and pinned), and what other workspaces see.
-import { createMemoryStore } from "@hookline/store";
+import { createMemoryStore, StoreError } from "@hookline/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHookline, parseComponentKey } from "../src/index.js";
 
@@ -281,5 +281,40 @@ describe("components by key", () => {
       version: "1.2.0",
     });
     expect(() => parseComponentKey("github-new-star@1.2.0", "2.0.0")).toThrow(/pins version 1.2.0/);
+  });
+});
+
+describe("a publish that loses a race in the store", () => {
+  /** A store whose next publish write fails with `error`, as when a concurrent publish won. */
+  function racingStore(error: Error) {
+    const inner = createMemoryStore();
+    const savedComponents = {
+      ...inner.savedComponents,
+      create: async (input: Parameters<typeof inner.savedComponents.create>[0]) => {
+        if (input.key !== undefined) throw error;
+        return inner.savedComponents.create(input);
+      },
+    };
+    return { ...inner, savedComponents };
+  }
+
+  it("a StoreError conflict is component_version_exists (409); anything else is not mapped", async () => {
+    const lost = createHookline({
+      store: racingStore(new StoreError("conflict", "unique violation")),
+      worker: false,
+    });
+    const ws = (await lost.workspaces.create({ name: "racer" })).id;
+    await expect(lost.registry.publish(ws, { code: source("1.0.0") })).rejects.toMatchObject({
+      code: "component_version_exists",
+      status: 409,
+    });
+    await lost.close();
+
+    // An error that only looks like a StoreError by name is not a conflict of the store.
+    const lookalike = Object.assign(new Error("unique violation"), { name: "StoreError", code: "conflict" });
+    const other = createHookline({ store: racingStore(lookalike), worker: false });
+    const ws2 = (await other.workspaces.create({ name: "racer" })).id;
+    await expect(other.registry.publish(ws2, { code: source("1.0.0") })).rejects.toBe(lookalike);
+    await other.close();
   });
 });
