@@ -5,11 +5,46 @@ import { problem } from "./problems.js";
 /** The channel an event goes to when `$emit` names none. */
 export const DEFAULT_CHANNEL = "default";
 
+/** The longest channel name, in characters. */
+export const CHANNEL_NAME_MAX_LENGTH = 128;
+
+/**
+ * What a channel name may be, in words: channels travel in the `x-hookline-event-name` header of
+ * every delivery, so a name must be a valid header value that survives the trip unchanged.
+ */
+export const CHANNEL_NAME_RULE =
+  "1 to 128 printable ASCII characters (letters, digits, punctuation and spaces inside; no control characters, no other characters, no leading or trailing space)";
+
+// Printable ASCII (0x20-0x7E); a space neither first nor last (header parsers trim it).
+const CHANNEL_NAME = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/**
+ * Checks a channel name (`$emit`'s `name`) against {@link CHANNEL_NAME_RULE}. Returns the problems,
+ * empty when valid; `path` names the field in them.
+ *
+ * @example
+ * ```ts
+ * validateChannelName("$errors"); // []
+ * validateChannelName("new\nline"); // [{ code: "invalid_value", path: "name", ... }]
+ * ```
+ */
+export function validateChannelName(name: unknown, path = "name"): Problem[] {
+  if (typeof name !== "string" || name === "") {
+    return [problem("invalid_type", path, "name (the channel) must be a non-empty string")];
+  }
+  if (name.length > CHANNEL_NAME_MAX_LENGTH || !CHANNEL_NAME.test(name)) {
+    return [problem("invalid_value", path, `the channel name must be ${CHANNEL_NAME_RULE}`)];
+  }
+  return [];
+}
+
 /** Schema of the metadata of `this.$emit(event, { id, name, summary, ts })`. */
 export const EmitMetaSchema = Type.Object(
   {
     id: Type.Optional(Type.Union([Type.String(), Type.Number()])),
-    name: Type.Optional(Type.String({ minLength: 1 })),
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: CHANNEL_NAME_MAX_LENGTH, pattern: CHANNEL_NAME.source }),
+    ),
     summary: Type.Optional(Type.String()),
     ts: Type.Optional(Type.Integer()),
   },
@@ -26,8 +61,9 @@ export interface Emit<T = unknown> {
 }
 
 /**
- * Checks `$emit` metadata: `id` a string or number, `name` a non-empty string, `summary` a string,
- * `ts` an integer (epoch ms). Returns the problems, empty when valid.
+ * Checks `$emit` metadata: `id` a string or number, `name` a channel name
+ * ({@link validateChannelName}), `summary` a string, `ts` an integer (epoch ms). Returns the
+ * problems, empty when valid.
  *
  * @example
  * ```ts
@@ -48,9 +84,7 @@ export function validateEmitMeta(meta: unknown): Problem[] {
   ) {
     problems.push(problem("invalid_type", "id", "id must be a string or a number"));
   }
-  if (m.name !== undefined && (typeof m.name !== "string" || m.name === "")) {
-    problems.push(problem("invalid_type", "name", "name (the channel) must be a non-empty string"));
-  }
+  if (m.name !== undefined) problems.push(...validateChannelName(m.name));
   if (m.summary !== undefined && typeof m.summary !== "string") {
     problems.push(problem("invalid_type", "summary", "summary must be a string"));
   }

@@ -1,5 +1,7 @@
 import {
   assertRespond,
+  CHANNEL_NAME_MAX_LENGTH,
+  CHANNEL_NAME_RULE,
   DEFAULT_CHANNEL,
   HooklineError,
   idTime,
@@ -11,6 +13,7 @@ import {
   slugify,
   timerEvent,
   uniqueSlug,
+  validateChannelName,
   validateEmitMeta,
   validateRespond,
   validateTimerConfig,
@@ -243,5 +246,47 @@ describe("emit metadata", () => {
 
   it("the default channel is named default", () => {
     expect(DEFAULT_CHANNEL).toBe("default");
+  });
+});
+
+describe("channel names", () => {
+  it.each([
+    "default",
+    "$errors",
+    "orders.created",
+    "new star",
+    "a",
+    "~!@#$%^&*()_+{}|:<>?`-=[]\\;',./\"",
+    "x".repeat(CHANNEL_NAME_MAX_LENGTH),
+  ])("accepts %j", (name) => {
+    expect(validateChannelName(name)).toEqual([]);
+    expect(validateEmitMeta({ name })).toEqual([]);
+  });
+
+  it.each([
+    ["", "invalid_type"],
+    [42, "invalid_type"],
+    ["x".repeat(CHANNEL_NAME_MAX_LENGTH + 1), "invalid_value"],
+    ["new\nline", "invalid_value"],
+    ["cr\rlf", "invalid_value"],
+    ["tab\there", "invalid_value"],
+    ["nul\u0000", "invalid_value"],
+    ["del\u007f", "invalid_value"],
+    ["café", "invalid_value"],
+    ["🎉", "invalid_value"],
+    [" leading", "invalid_value"],
+    ["trailing ", "invalid_value"],
+    [" ", "invalid_value"],
+  ])("refuses %j (%s)", (name, code) => {
+    const problems = validateChannelName(name);
+    expect(problems.map((p) => [p.code, p.path])).toEqual([[code, "name"]]);
+    expect(validateEmitMeta({ name }).map((p) => p.path)).toEqual(["name"]);
+  });
+
+  it("names the rule in the problem, under the path given", () => {
+    expect(validateChannelName("a\nb", "event_name")).toEqual([
+      { code: "invalid_value", path: "event_name", message: `the channel name must be ${CHANNEL_NAME_RULE}` },
+    ]);
+    expect(CHANNEL_NAME_RULE).toMatch(/^1 to 128 printable ASCII characters/);
   });
 });
