@@ -3,24 +3,14 @@
  * to HTTP requests and timers, keep state, emit deduplicated events and keep them for reading.
  * @packageDocumentation
  */
+
+export type { AccountsApi } from "./accounts.js";
 export { API_KEY_PREFIX, hashApiKey } from "./api-keys.js";
 export { DEFAULT_NO_AUTH_APPS } from "./apps.js";
 export { type Clock, createFakeClock, type FakeClock, systemClock } from "./clock.js";
+export type { ComponentsApi } from "./components.js";
 export type { HooklineEvents } from "./events.js";
-export {
-  type AccountView,
-  type CodeInput,
-  type ComponentView,
-  createHookline,
-  type DeployInput,
-  type EngineWorkerOptions,
-  type Hookline,
-  type HooklineOptions,
-  type IngressResponse,
-  type RunSummary,
-  type SourceView,
-  type UpdateInput,
-} from "./hookline.js";
+export { createHookline, type Hookline } from "./hookline.js";
 export type { IngressRequest } from "./http-event.js";
 export {
   type PublishInput,
@@ -30,6 +20,17 @@ export {
   type Visibility,
 } from "./registry.js";
 export { createSecretBox, type SecretBox } from "./secrets.js";
+export type { SourcesApi } from "./sources.js";
+export type {
+  CodeInput,
+  DeployInput,
+  EngineWorkerOptions,
+  HooklineOptions,
+  IngressResponse,
+  RunSummary,
+  UpdateInput,
+} from "./types.js";
+export type { AccountView, ComponentView, SourceView } from "./views.js";
 export {
   checkWebhookUrl,
   type DeliveryView,
@@ -39,3 +40,4 @@ export {
   type WebhooksApi,
   type WebhookView,
 } from "./webhooks.js";
+export type { ApiKeysApi, WorkspacesApi } from "./workspaces.js";

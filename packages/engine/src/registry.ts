@@ -23,7 +23,8 @@ import {
   StoreError,
   type Visibility,
 } from "@hookline/store";
-import type { CodeInput, ComponentView } from "./hookline.js";
+import type { CodeInput } from "./types.js";
+import type { ComponentView } from "./views.js";
 
 export type { Visibility };
 
@@ -145,11 +146,14 @@ export interface RegistryContext {
 }
 
 /** The registry and its resolver (used by deploy by key). @internal */
-export function createRegistry(ctx: RegistryContext): {
+export interface Registry {
   api: RegistryApi;
   /** The visible published component for a key (own first), or undefined. */
   resolve(workspaceId: string, key: string, version?: string): Promise<SavedComponent | undefined>;
-} {
+}
+
+/** Creates the registry of an engine. @internal */
+export function createRegistry(ctx: RegistryContext): Registry {
   const { store } = ctx;
 
   const newest = (rows: SavedComponent[]): SavedComponent | undefined =>

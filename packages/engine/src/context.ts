@@ -1,0 +1,69 @@
+/**
+ * The engine's explicit context: everything the engine modules (lifecycle, props, the emit
+ * pipeline, ingress, timers...) need, built once by `createHookline` and passed as their first
+ * argument. Modules take what they use from it; none keeps a hidden reference to another.
+ */
+import { HooklineError, type Problem } from "@hookline/core";
+import type { Transport } from "@hookline/delivery";
+import type { Runtime } from "@hookline/runtime";
+import type { DeployedComponent, SavedComponent, Store } from "@hookline/store";
+import type { AppsContext } from "./apps.js";
+import type { Clock } from "./clock.js";
+import type { HooklineEvents } from "./events.js";
+import type { Mounts } from "./mounts.js";
+import type { Registry } from "./registry.js";
+import type { SecretBox } from "./secrets.js";
+
+/** What every engine module gets. @internal */
+export interface EngineContext {
+  readonly store: Store;
+  readonly runtime: Runtime;
+  /** Outbound HTTP (the SSRF-guarded transport unless the embedder gave one). */
+  readonly transport: Transport;
+  readonly clock: Clock;
+  /** Seals and opens secrets at rest. */
+  readonly box: SecretBox;
+  readonly apps: AppsContext;
+  readonly registry: Registry;
+  /** Sandboxes and the per-source invocation queue. */
+  readonly mounts: Mounts;
+  /** How many events and log lines each source keeps. */
+  readonly retention: { readonly events: number; readonly logs: number };
+  /** The public base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  /** This engine's id when claiming timers. */
+  readonly nodeId: string;
+  /** Emits a typed engine event; an observer's error never fails the operation. */
+  notify<K extends keyof HooklineEvents>(type: K, payload: HooklineEvents[K]): void;
+  /** Tells the delivery worker (when this node runs one) that deliveries are due. */
+  wakeWorker(): void;
+}
+
+/** One line naming each problem: `path: message; path: message`. @internal */
+export function problemsMessage(problems: Problem[]): string {
+  return problems.map((p) => `${p.path || "props"}: ${p.message}`).join("; ");
+}
+
+/** A saved component of the workspace by id (404 `not_found` when absent). @internal */
+export async function componentOrThrow(
+  ctx: Pick<EngineContext, "store">,
+  workspaceId: string,
+  id: string,
+): Promise<SavedComponent> {
+  const component = await ctx.store.savedComponents.get(workspaceId, id);
+  if (!component) throw new HooklineError("not_found", `No component ${id} in this workspace`);
+  return component;
+}
+
+/** A deployed source of the workspace by id or slug (404 `not_found` when absent). @internal */
+export async function sourceOrThrow(
+  ctx: Pick<EngineContext, "store">,
+  workspaceId: string,
+  idOrSlug: string,
+): Promise<DeployedComponent> {
+  const source =
+    (await ctx.store.deployedComponents.get(workspaceId, idOrSlug)) ??
+    (await ctx.store.deployedComponents.getBySlug(workspaceId, idOrSlug));
+  if (!source) throw new HooklineError("not_found", `No source ${idOrSlug} in this workspace`);
+  return source;
+}

@@ -1,0 +1,79 @@
+/**
+ * The HTTP-interface ingress (`/http/{endpointId}[/...]`, no API key): a request becomes SPEC's
+ * HTTP event, the source runs, and the reply is `{"success":true}` or, with `customResponse`, what
+ * the component passed to `respond()` (validated by core). The table of replies is in
+ * docs/engine.md, "Triggers".
+ */
+import { validateRespond } from "@hookline/core";
+import type { EngineContext } from "./context.js";
+import { type IngressRequest, toHttpEvent } from "./http-event.js";
+import { runSource } from "./runs.js";
+import { systemLog } from "./source-logs.js";
+import type { IngressResponse } from "./types.js";
+
+/** A JSON reply. */
+function json(status: number, body: unknown): IngressResponse {
+  return { status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+}
+
+/**
+ * The reply a component's `respond()` call asks for (objects as JSON, `{ $bytes }` as bytes), as
+ * core's `validateRespond` cleans it: headers it leaves out are logged as warnings; an invalid call
+ * is logged and answered 502 `invalid_respond`.
+ */
+async function respondReply(
+  ctx: EngineContext,
+  source: { id: string; workspaceId: string },
+  call: unknown,
+): Promise<IngressResponse> {
+  const { value, problems, warnings } = validateRespond(call);
+  for (const warning of warnings) await systemLog(ctx, source, "warn", warning);
+  if (!value) {
+    const message = `respond(): ${problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ")}`;
+    await systemLog(ctx, source, "error", `invalid_respond: ${message}`);
+    return json(502, { error: { code: "invalid_respond", message } });
+  }
+  const headers: Record<string, string> = { ...value.headers };
+  let body: string | Uint8Array = "";
+  const raw = value.body as unknown;
+  if (raw && typeof raw === "object" && "$bytes" in (raw as object)) {
+    body = Buffer.from(String((raw as { $bytes: string }).$bytes), "base64");
+  } else if (typeof raw === "string") body = raw;
+  else if (raw !== undefined) {
+    body = JSON.stringify(raw);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
+      headers["content-type"] = "application/json";
+    }
+  }
+  return { status: value.status, headers, body };
+}
+
+/** Answers one request to a source's endpoint. @internal */
+export async function handleIngress(
+  ctx: EngineContext,
+  endpointId: string,
+  request: IngressRequest,
+): Promise<IngressResponse> {
+  const source = await ctx.store.deployedComponents.getByEndpoint(endpointId);
+  if (!source?.active) {
+    return json(404, {
+      error: {
+        code: "not_found",
+        message: source
+          ? "This source is inactive: activate it to receive requests"
+          : "No source listens at this endpoint",
+      },
+    });
+  }
+  const { result } = await runSource(ctx, source, toHttpEvent(request), "http");
+  if (!source.customResponse) return json(200, { success: true });
+  const first = result.responds[0];
+  if (!first) {
+    return json(result.error ? 500 : 502, {
+      error: result.error
+        ? { code: "run_failed", message: `The source failed before responding: ${result.error.message}` }
+        : { code: "no_response", message: "The source finished without calling respond()" },
+    });
+  }
+  return respondReply(ctx, source, first);
+}

@@ -1,0 +1,245 @@
+/**
+ * Mounted components: the host bridges a sandbox gets (`$.service.db`, `fetch`), the props it sees,
+ * the cache of each source's sandbox, and the ONE per-source invocation queue.
+ *
+ * The rule this module owns: the engine never calls one mounted component concurrently. Every call
+ * into a sandbox (run, hooks, options, additionalProps) and the store work around a run (the db
+ * snapshot and write-back, the emits and their dedupe state) happen inside {@link Mounts.exclusive}
+ * for the sandbox's id, so a source's invocations run one at a time, in arrival order, and its
+ * dedupe state is read, changed and written in that order.
+ */
+import { type ComponentDescription, HooklineError, type PropDescription } from "@hookline/core";
+import type { Transport } from "@hookline/delivery";
+import type {
+  BridgeRequest,
+  BridgeResponse,
+  HostBridges,
+  Limits,
+  MountedComponent,
+  Runtime,
+} from "@hookline/runtime";
+import type { DeployedComponent, SavedComponent, Store } from "@hookline/store";
+import { type AppsContext, openAuth } from "./apps.js";
+import { dynamicPropsOf, finalProps } from "./dynamic-props.js";
+import { HTTP_INTERFACE } from "./interfaces.js";
+import { endpointUrl } from "./views.js";
+
+/** What a sandbox is built from: a source's id, workspace, stored prop values, endpoint and meta. */
+export type MountTarget = Pick<DeployedComponent, "id" | "workspaceId" | "props" | "endpointId" | "meta">;
+
+/** Staged db writes: hooks of a deploy or update write here; kept only when every hook succeeded. */
+export type StagedDb = Map<string, unknown>;
+
+/** What {@link createMounts} needs. */
+export interface MountsDeps {
+  store: Store;
+  runtime: Runtime;
+  transport: Transport;
+  apps: AppsContext;
+  baseUrl: string;
+  /** The sandbox limits given to every mount (the runtime's defaults fill the rest). */
+  sandboxLimits: Partial<Limits> | undefined;
+}
+
+/** Sandboxes and the per-source invocation queue of one engine. */
+export interface Mounts {
+  /**
+   * Runs `fn` after every earlier task of the same key (a source id, or the id of a scratch
+   * sandbox) has finished: one at a time, in arrival order. Never call `exclusive` for a key from
+   * inside a task of the same key: it would wait for itself.
+   */
+  exclusive<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /** A new sandbox of `component` with `target`'s props; the caller disposes it. */
+  mount(target: MountTarget, component: SavedComponent, staged?: StagedDb): Promise<MountedComponent>;
+  /**
+   * Mounts a scratch sandbox (its db writes staged and dropped), runs `fn` with it inside
+   * `exclusive(target.id)` and disposes it: for options and additionalProps.
+   */
+  withScratch<T>(
+    target: MountTarget,
+    component: SavedComponent,
+    fn: (mounted: MountedComponent) => Promise<T>,
+  ): Promise<T>;
+  /** The cached sandbox of a stored source, rebuilt when the source changed. Call inside `exclusive(source.id)`. */
+  mounted(source: DeployedComponent): Promise<MountedComponent>;
+  /** Drops (and disposes) a source's cached sandbox. */
+  unmount(sourceId: string): void;
+  /** Resolves once every queued task has finished. */
+  drain(): Promise<void>;
+  /** Disposes every cached sandbox. */
+  disposeAll(): void;
+}
+
+/** The `$.service.db` bridge of a source: its kv rows in the store, or `staged` writes over them. */
+function dbBridge(store: Store, sourceId: string, staged?: StagedDb): NonNullable<HostBridges["db"]> {
+  return {
+    async entries() {
+      const rows = Object.fromEntries((await store.kv.list(sourceId)).map((e) => [e.key, e.value]));
+      if (staged)
+        for (const [k, v] of staged)
+          if (v === undefined) delete rows[k];
+          else rows[k] = v;
+      return rows;
+    },
+    async set(key, value) {
+      if (staged) staged.set(key, value);
+      else if (value === undefined) await store.kv.delete(sourceId, key);
+      else await store.kv.set(sourceId, key, value);
+    },
+  };
+}
+
+/** Writes staged db writes to a source's kv rows (once its hooks succeeded). */
+export async function flushStaged(store: Store, sourceId: string, staged: StagedDb): Promise<void> {
+  for (const [key, value] of staged) {
+    if (value === undefined) await store.kv.delete(sourceId, key);
+    else await store.kv.set(sourceId, key, value);
+  }
+}
+
+/** The `fetch` bridge: components' outbound HTTP through the engine's (SSRF-guarded) transport. */
+function fetchBridge(transport: Transport): NonNullable<HostBridges["fetch"]> {
+  return async (request: BridgeRequest): Promise<BridgeResponse> => {
+    const body =
+      request.body === undefined
+        ? undefined
+        : request.bodyEncoding === "base64"
+          ? Buffer.from(request.body, "base64")
+          : request.body;
+    const res = await transport.fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      ...(body !== undefined && request.method !== "GET" && request.method !== "HEAD" ? { body } : {}),
+    });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const text = bytes.toString("utf8");
+    const binary = !Buffer.from(text, "utf8").equals(bytes);
+    return {
+      status: res.status,
+      statusText: res.statusText,
+      headers: Object.fromEntries(res.headers),
+      body: binary ? bytes.toString("base64") : text,
+      bodyEncoding: binary ? "base64" : "utf8",
+    };
+  };
+}
+
+/** Turns stored prop values into what the sandbox gets: secrets opened, endpoints, `$auth`. */
+export async function runtimeProps(
+  deps: Pick<MountsDeps, "apps" | "baseUrl">,
+  workspaceId: string,
+  declared: Record<string, PropDescription>,
+  stored: Record<string, unknown>,
+  endpointId: string | undefined,
+): Promise<Record<string, unknown>> {
+  const { box } = deps.apps;
+  const out: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries(declared)) {
+    const value = stored[name];
+    if (prop.type === HTTP_INTERFACE)
+      out[name] = { endpoint: endpointId ? endpointUrl(deps.baseUrl, endpointId) : undefined };
+    else if (prop.type === "app")
+      out[name] = { $auth: await openAuth(deps.apps, workspaceId, name, prop, value) };
+    // Stored secrets are sealed; values being configured (options, reloadProps) are still plain.
+    else if (prop.secret && box.isSealed(value)) out[name] = box.open(value);
+    else if (value !== undefined) out[name] = value;
+  }
+  // Values of props not declared (yet): what a user configures before additionalProps() adds them.
+  for (const [name, value] of Object.entries(stored)) {
+    if (!(name in declared) && value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+/** One key's queue: the tail of its chain and how many tasks it holds. */
+interface Lane {
+  tail: Promise<unknown>;
+  /** Tasks accepted and not finished (the running one included). */
+  pending: number;
+}
+
+/** Creates the sandboxes and the invocation queue of one engine. */
+export function createMounts(deps: MountsDeps): Mounts {
+  const { store, runtime } = deps;
+  const cache = new Map<string, { mounted: MountedComponent; version: string }>();
+  const lanes = new Map<string, Lane>();
+  const fetch = fetchBridge(deps.transport);
+
+  function exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    let lane = lanes.get(key);
+    if (!lane) {
+      lane = { tail: Promise.resolve(), pending: 0 };
+      lanes.set(key, lane);
+    }
+    const own = lane;
+    own.pending++;
+    const next = own.tail.then(fn, fn);
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    own.tail = tail;
+    void tail.then(() => {
+      own.pending--;
+      if (own.pending === 0 && lanes.get(key) === own) lanes.delete(key);
+    });
+    return next;
+  }
+
+  async function mount(
+    target: MountTarget,
+    component: SavedComponent,
+    staged?: StagedDb,
+  ): Promise<MountedComponent> {
+    const description = component.description as ComponentDescription;
+    const declared = finalProps(description, dynamicPropsOf(target.meta));
+    return runtime.mount({
+      id: target.id,
+      bundle: component.bundle,
+      description,
+      props: await runtimeProps(deps, target.workspaceId, declared, target.props, target.endpointId),
+      bridges: { db: dbBridge(store, target.id, staged), fetch },
+      ...(deps.sandboxLimits ? { limits: deps.sandboxLimits } : {}),
+    });
+  }
+
+  function unmount(sourceId: string): void {
+    cache.get(sourceId)?.mounted.dispose();
+    cache.delete(sourceId);
+  }
+
+  return {
+    exclusive,
+    mount,
+    withScratch(target, component, fn) {
+      return exclusive(target.id, async () => {
+        const mounted = await mount(target, component, new Map());
+        try {
+          return await fn(mounted);
+        } finally {
+          mounted.dispose();
+        }
+      });
+    },
+    async mounted(source) {
+      const version = `${source.savedComponentId}:${source.updatedAt}:${JSON.stringify(source.props)}`;
+      const cached = cache.get(source.id);
+      if (cached && cached.version === version) return cached.mounted;
+      cached?.mounted.dispose();
+      const component = await store.savedComponents.get(source.workspaceId, source.savedComponentId);
+      if (!component) {
+        throw new HooklineError("not_found", `No component ${source.savedComponentId} in this workspace`);
+      }
+      const mounted = await mount(source, component);
+      cache.set(source.id, { mounted, version });
+      return mounted;
+    },
+    unmount,
+    async drain() {
+      await Promise.all([...lanes.values()].map((lane) => lane.tail));
+    },
+    disposeAll() {
+      for (const id of [...cache.keys()]) unmount(id);
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * Running a source: a trigger (an HTTP request, a timer tick, a manual run) becomes one invocation
+ * in the source's queue, whose logs and emits then go through the emit pipeline.
+ */
+import type { ComponentDescription } from "@hookline/core";
+import type { InvocationResult } from "@hookline/runtime";
+import type { DeployedComponent, StoredEvent } from "@hookline/store";
+import { componentOrThrow, type EngineContext } from "./context.js";
+import { storeEmits } from "./emit-pipeline.js";
+import { writeLogs } from "./source-logs.js";
+
+/** What started a run. */
+export type RunTrigger = "http" | "timer" | "manual";
+
+/** A run's result and the events the emit pipeline stored. */
+export interface RunOutcome {
+  result: InvocationResult;
+  stored: StoredEvent[];
+}
+
+/**
+ * Runs a stored source with `event`, in its invocation queue: the sandbox's `run`, its logs written, its emits through the pipeline, an `invocation`
+ * event for observers. A component error is in `result.error`, not thrown. @internal
+ */
+export function runSource(
+  ctx: EngineContext,
+  source: DeployedComponent,
+  event: unknown,
+  trigger: RunTrigger,
+): Promise<RunOutcome> {
+  return ctx.mounts.exclusive(source.id, async () => {
+    const component = await componentOrThrow(ctx, source.workspaceId, source.savedComponentId);
+    const mounted = await ctx.mounts.mounted(source);
+    const result = await mounted.run(event);
+    await writeLogs(ctx, source.workspaceId, source.id, result.logs);
+    const stored = await storeEmits(ctx, source, component.description as ComponentDescription, result.emits);
+    ctx.notify("invocation", {
+      workspaceId: source.workspaceId,
+      sourceId: source.id,
+      kind: "run",
+      trigger,
+      durationMs: result.durationMs,
+      ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
+    });
+    return { result, stored };
+  });
+}

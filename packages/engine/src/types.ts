@@ -1,0 +1,111 @@
+/**
+ * The engine's public option, input and result types (everything but the {@link Hookline}
+ * interface itself and the views). A leaf module: it imports no other engine module but the clock,
+ * so every engine module can use these types without an import circle.
+ */
+import type { DeliveryWorkerOptions, Transport } from "@hookline/delivery";
+import type { Limits, Runtime } from "@hookline/runtime";
+import type { Store, StoredEvent } from "@hookline/store";
+import type { Clock } from "./clock.js";
+
+/** Options of the delivery worker the engine runs (see `createDeliveryWorker` in `@hookline/delivery`). */
+export type EngineWorkerOptions = Omit<
+  DeliveryWorkerOptions,
+  "store" | "transport" | "decryptSecret" | "clock"
+>;
+
+/** Options of {@link createHookline}. */
+export interface HooklineOptions {
+  /** Where everything is kept (default: a new in-memory store). */
+  store?: Store;
+  /** The sandbox runtime (default: one resolving bare imports from `./node_modules`). */
+  runtime?: Runtime;
+  /**
+   * Outbound HTTP: webhook deliveries, components' `fetch`/`axios`, code by URL. Default: the
+   * SSRF-guarded transport of `@hookline/delivery` (private addresses refused unless
+   * `allowPrivateUrls`).
+   */
+  transport?: Transport;
+  /** Let the default transport reach private, loopback and link-local addresses (development). */
+  allowPrivateUrls?: boolean;
+  /** Addresses, host names or CIDR ranges the default transport may reach although private. */
+  allowList?: string[];
+  /**
+   * The delivery worker: its options, or `false` for a node that only serves the API (another
+   * node's worker delivers). It starts with {@link Hookline.start}.
+   */
+  worker?: EngineWorkerOptions | false;
+  /** The clock (default: the wall clock); tests pass {@link createFakeClock}. */
+  clock?: Clock;
+  /**
+   * The key that encrypts secrets at rest (secret props, account credentials, webhook secrets):
+   * 32 bytes, or any string (hashed to 32 bytes). Default: a random key per process, so secrets
+   * do not survive a restart; servers must pass one.
+   */
+  secretsKey?: string | Uint8Array;
+  /** The public base URL, used to build HTTP endpoints (`<baseUrl>/http/<endpoint_id>`). */
+  baseUrl?: string;
+  /** How much history each source keeps. */
+  retention?: { events?: number; logs?: number };
+  /** Limits of every invocation. */
+  limits?: Partial<Limits>;
+  /** Timers: how often due ticks are looked for once {@link Hookline.start} ran (default 1,000 ms). */
+  timerPollMs?: number;
+  /**
+   * App name slugs whose app props need no connected account, like Pipedream's `http` app
+   * (default {@link DEFAULT_NO_AUTH_APPS}). Other required app props fail with `account_required`.
+   */
+  noAuthApps?: readonly string[];
+}
+
+/** Code to save: a file's text and name, plus sibling files it imports by relative path. */
+export interface CodeInput {
+  code: string;
+  filename?: string;
+  files?: Record<string, string>;
+}
+
+/** What {@link Hookline.sources}.deploy takes: a saved component id, a registry key or code, and prop values. */
+export interface DeployInput {
+  componentId?: string;
+  /**
+   * A published component's registry key (`github-new-star`), deployed at its newest visible
+   * version, or pinned: `github-new-star@1.2.0` or with {@link DeployInput.componentVersion}. A
+   * public component of another workspace is first copied into this workspace as a saved component.
+   */
+  componentKey?: string;
+  /** The version of `componentKey` to deploy (default: the newest visible one). */
+  componentVersion?: string;
+  code?: CodeInput;
+  name?: string;
+  props?: Record<string, unknown>;
+  /** Start active (default true). */
+  active?: boolean;
+}
+
+/** What {@link Hookline.sources}.update takes. Props given replace those values; others are kept. */
+export interface UpdateInput {
+  componentId?: string;
+  /** Move to a published component by key (`key` or `key@version`), as {@link DeployInput.componentKey}. */
+  componentKey?: string;
+  /** The version of `componentKey` (default: the newest visible one). */
+  componentVersion?: string;
+  code?: CodeInput;
+  name?: string;
+  props?: Record<string, unknown>;
+  active?: boolean;
+}
+
+/** The engine's answer to an HTTP-interface request. */
+export interface IngressResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Uint8Array;
+}
+
+/** The result of a manual run. */
+export interface RunSummary {
+  emitted: StoredEvent[];
+  error?: { code: string; name: string; message: string; stack?: string };
+  durationMs: number;
+}
