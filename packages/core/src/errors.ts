@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   account_required: 422,
   invalid_account: 422,
   invalid_url: 422,
+  source_busy: 429,
 
   // The component registry (@hookline/engine).
   component_version_exists: 409,

@@ -13,6 +13,7 @@ import type { HooklineEvents } from "./events.js";
 import type { Mounts } from "./mounts.js";
 import type { Registry } from "./registry.js";
 import type { SecretBox } from "./secrets.js";
+import type { EngineLimits } from "./types.js";
 
 /** What every engine module gets. @internal */
 export interface EngineContext {
@@ -27,6 +28,8 @@ export interface EngineContext {
   readonly registry: Registry;
   /** Sandboxes and the per-source invocation queue. */
   readonly mounts: Mounts;
+  /** The engine's own limits (queued invocations per source). */
+  readonly limits: Readonly<EngineLimits>;
   /** How many events and log lines each source keeps. */
   readonly retention: { readonly events: number; readonly logs: number };
   /** The public base URL, without a trailing slash. */

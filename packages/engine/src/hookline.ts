@@ -12,8 +12,9 @@
  * docs/architecture.md draws how they fit.
  */
 import { randomUUID } from "node:crypto";
+import { HooklineError } from "@hookline/core";
 import { createDeliveryWorker, createTransport, type DeliveryWorker } from "@hookline/delivery";
-import { createRuntime, nodeModulesResolver } from "@hookline/runtime";
+import { createRuntime, type Limits, nodeModulesResolver } from "@hookline/runtime";
 import { createMemoryStore, type Store } from "@hookline/store";
 import mitt, { type Emitter } from "mitt";
 import { type AccountsApi, createAccountsApi } from "./accounts.js";
@@ -30,7 +31,12 @@ import { createRegistry, type RegistryApi } from "./registry.js";
 import { createSecretBox } from "./secrets.js";
 import { createSourcesApi, type SourcesApi } from "./sources.js";
 import { createTimerLoop, tick } from "./timers.js";
-import type { HooklineOptions, IngressResponse } from "./types.js";
+import {
+  DEFAULT_ENGINE_LIMITS,
+  type EngineLimits,
+  type HooklineOptions,
+  type IngressResponse,
+} from "./types.js";
 import { componentView } from "./views.js";
 import { createWebhooksApi, type SubscriptionsApi, type WebhooksApi } from "./webhooks.js";
 import { type ApiKeysApi, createApiKeysApi, createWorkspacesApi, type WorkspacesApi } from "./workspaces.js";
@@ -57,7 +63,11 @@ export interface Hookline {
   readonly webhooks: WebhooksApi;
   /** Subscriptions: which webhook gets which source's events. */
   readonly subscriptions: SubscriptionsApi;
-  /** The HTTP-interface ingress: `/http/{endpointId}[/...]`. Needs no API key. */
+  /**
+   * The HTTP-interface ingress: `/http/{endpointId}[/...]`. Needs no API key. When the source
+   * already has `limits.maxQueuedInvocations` invocations waiting, the answer is 429
+   * `source_busy` with `Retry-After` (seconds).
+   */
   ingress(endpointId: string, request: IngressRequest): Promise<IngressResponse>;
   /** Timers. */
   readonly timers: {
@@ -75,6 +85,23 @@ export interface Hookline {
   close(): Promise<void>;
 }
 
+/** Splits `options.limits` into the sandbox's and the engine's, with defaults, checked. */
+function splitLimits(limits: HooklineOptions["limits"] = {}): {
+  engine: EngineLimits;
+  sandbox: Partial<Limits> | undefined;
+} {
+  const { maxQueuedInvocations, ...sandbox } = limits;
+  const engine = { ...DEFAULT_ENGINE_LIMITS };
+  for (const [name, value] of Object.entries({ maxQueuedInvocations })) {
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new HooklineError("bad_request", `limits.${name} must be a positive integer, got ${value}`);
+    }
+    engine[name as keyof EngineLimits] = value;
+  }
+  return { engine, sandbox: Object.keys(sandbox).length > 0 ? sandbox : undefined };
+}
+
 /**
  * Creates the engine.
  *
@@ -90,13 +117,14 @@ export interface Hookline {
  * ```
  */
 export function createHookline(options: HooklineOptions = {}): Hookline {
+  const limits = splitLimits(options.limits);
   const store = options.store ?? createMemoryStore();
   const ownsRuntime = options.runtime === undefined;
   const runtime =
     options.runtime ??
     createRuntime({
       resolvers: [nodeModulesResolver(process.cwd())],
-      ...(options.limits ? { limits: options.limits } : {}),
+      ...(limits.sandbox ? { limits: limits.sandbox } : {}),
     });
   const clock = options.clock ?? systemClock;
   const box = createSecretBox(options.secretsKey ?? randomUUID());
@@ -147,8 +175,10 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       transport,
       apps,
       baseUrl,
-      sandboxLimits: options.limits,
+      sandboxLimits: limits.sandbox,
+      maxQueuedInvocations: limits.engine.maxQueuedInvocations,
     }),
+    limits: limits.engine,
     retention: { events: options.retention?.events ?? 10_000, logs: options.retention?.logs ?? 1_000 },
     baseUrl,
     nodeId: `node_${randomUUID()}`,

@@ -21,14 +21,16 @@ export {
 } from "./registry.js";
 export { createSecretBox, type SecretBox } from "./secrets.js";
 export type { SourcesApi } from "./sources.js";
-export type {
-  CodeInput,
-  DeployInput,
-  EngineWorkerOptions,
-  HooklineOptions,
-  IngressResponse,
-  RunSummary,
-  UpdateInput,
+export {
+  type CodeInput,
+  DEFAULT_ENGINE_LIMITS,
+  type DeployInput,
+  type EngineLimits,
+  type EngineWorkerOptions,
+  type HooklineOptions,
+  type IngressResponse,
+  type RunSummary,
+  type UpdateInput,
 } from "./types.js";
 export type { AccountView, ComponentView, SourceView } from "./views.js";
 export {

@@ -4,7 +4,7 @@
  * the component passed to `respond()` (validated by core). The table of replies is in
  * docs/engine.md, "Triggers".
  */
-import { validateRespond } from "@hookline/core";
+import { type HooklineError, isHooklineError, validateRespond } from "@hookline/core";
 import type { EngineContext } from "./context.js";
 import { type IngressRequest, toHttpEvent } from "./http-event.js";
 import { runSource } from "./runs.js";
@@ -12,8 +12,8 @@ import { systemLog } from "./source-logs.js";
 import type { IngressResponse } from "./types.js";
 
 /** A JSON reply. */
-function json(status: number, body: unknown): IngressResponse {
-  return { status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+function json(status: number, body: unknown, headers: Record<string, string> = {}): IngressResponse {
+  return { status, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) };
 }
 
 /**
@@ -65,7 +65,15 @@ export async function handleIngress(
       },
     });
   }
-  const { result } = await runSource(ctx, source, toHttpEvent(request), "http");
+  let outcome: Awaited<ReturnType<typeof runSource>>;
+  try {
+    outcome = await runSource(ctx, source, toHttpEvent(request), "http");
+  } catch (error) {
+    // The source's queue is full: the caller should come back (webhook senders retry on 429).
+    if (isHooklineError(error) && error.code === "source_busy") return busyReply(error);
+    throw error;
+  }
+  const { result } = outcome;
   if (!source.customResponse) return json(200, { success: true });
   const first = result.responds[0];
   if (!first) {
@@ -76,4 +84,14 @@ export async function handleIngress(
     });
   }
   return respondReply(ctx, source, first);
+}
+
+/** `429` with `Retry-After` for a refused invocation. */
+function busyReply(error: HooklineError): IngressResponse {
+  const retryAfter = (error.details as { retryAfter?: number } | undefined)?.retryAfter ?? 1;
+  return json(
+    429,
+    { error: { code: error.code, message: error.message } },
+    { "retry-after": String(retryAfter) },
+  );
 }

@@ -4,8 +4,8 @@
  * activation and deactivation) and delete (`deactivate()`). All or nothing: hooks write to staged
  * db writes, kept only when every hook succeeded (docs/engine.md, "Hooks that throw").
  *
- * Each operation runs in the source's invocation queue, so it never overlaps a run of the same
- * source.
+ * Each operation runs in the source's invocation queue (unbounded: a flooded source can still be
+ * deactivated), so it never overlaps a run of the same source.
  */
 import {
   type ComponentDescription,
@@ -117,45 +117,49 @@ export async function deploySource(
     endpointId: hasHttpInterface(description.props) ? newId("en", ctx.clock.now()) : undefined,
     meta,
   };
-  return ctx.mounts.exclusive(draft.id, async () => {
-    // Hooks run against staged db writes; nothing is stored unless every hook succeeds.
-    const staged: StagedDb = new Map();
-    const mounted = await ctx.mounts.mount(draft, component, staged);
-    const results: InvocationResult[] = [];
-    try {
-      const deployed = await runHook(ctx, mounted, draft, "deploy");
-      results.push(deployed);
-      if (deployed.error) throw hookError("deploy", deployed);
-      if (active) {
-        const activated = await runHook(ctx, mounted, draft, "activate");
-        results.push(activated);
-        if (activated.error) {
-          // Let the component undo what deploy() set up elsewhere.
-          await runHook(ctx, mounted, draft, "deactivate").catch(() => undefined);
-          throw hookError("activate", activated);
+  return ctx.mounts.exclusive(
+    draft.id,
+    async () => {
+      // Hooks run against staged db writes; nothing is stored unless every hook succeeds.
+      const staged: StagedDb = new Map();
+      const mounted = await ctx.mounts.mount(draft, component, staged);
+      const results: InvocationResult[] = [];
+      try {
+        const deployed = await runHook(ctx, mounted, draft, "deploy");
+        results.push(deployed);
+        if (deployed.error) throw hookError("deploy", deployed);
+        if (active) {
+          const activated = await runHook(ctx, mounted, draft, "activate");
+          results.push(activated);
+          if (activated.error) {
+            // Let the component undo what deploy() set up elsewhere.
+            await runHook(ctx, mounted, draft, "deactivate").catch(() => undefined);
+            throw hookError("activate", activated);
+          }
         }
+      } finally {
+        mounted.dispose();
       }
-    } finally {
-      mounted.dispose();
-    }
-    const source = await ctx.store.deployedComponents.create({
-      id: draft.id,
-      workspaceId,
-      savedComponentId: component.id,
-      name,
-      slug: uniqueSlug(name, slugs),
-      props,
-      active,
-      ...(draft.endpointId ? { endpointId: draft.endpointId } : {}),
-      ...(meta ? { meta } : {}),
-      customResponse: hasCustomResponse(description.props),
-    });
-    await flushStaged(ctx.store, source.id, staged);
-    await recordHooks(ctx, source, description, results);
-    await scheduleTimer(ctx, source, description);
-    ctx.notify("source", { workspaceId, sourceId: source.id, change: "deployed" });
-    return sourceView(source, component, ctx.baseUrl);
-  });
+      const source = await ctx.store.deployedComponents.create({
+        id: draft.id,
+        workspaceId,
+        savedComponentId: component.id,
+        name,
+        slug: uniqueSlug(name, slugs),
+        props,
+        active,
+        ...(draft.endpointId ? { endpointId: draft.endpointId } : {}),
+        ...(meta ? { meta } : {}),
+        customResponse: hasCustomResponse(description.props),
+      });
+      await flushStaged(ctx.store, source.id, staged);
+      await recordHooks(ctx, source, description, results);
+      await scheduleTimer(ctx, source, description);
+      ctx.notify("source", { workspaceId, sourceId: source.id, change: "deployed" });
+      return sourceView(source, component, ctx.baseUrl);
+    },
+    { bounded: false },
+  );
 }
 
 /**
@@ -214,76 +218,81 @@ export async function updateSource(
   input: UpdateInput,
 ): Promise<SourceView> {
   const { id } = await sourceOrThrow(ctx, workspaceId, idOrSlug);
-  return ctx.mounts.exclusive(id, async () => {
-    // Read again inside the queue: an earlier queued change may have changed it.
-    const current = await sourceOrThrow(ctx, workspaceId, id);
-    const previous = await componentOrThrow(ctx, workspaceId, current.savedComponentId);
-    const component = (await chosenComponent(ctx, workspaceId, input)) ?? previous;
-    const description = component.description as ComponentDescription;
-    if (description.type !== "source") throw new HooklineError("bad_request", "only sources can be deployed");
-    const { props, meta } = await updatedProps(ctx, current, previous, component, input.props);
-    const endpointId = hasHttpInterface(description.props)
-      ? (current.endpointId ?? newId("en", ctx.clock.now()))
-      : undefined;
-    const next: MountTarget = { id, workspaceId, props, endpointId, meta };
-    const changedInstance =
-      component.id !== previous.id || input.props !== undefined || endpointId !== current.endpointId;
-    const active = input.active ?? current.active;
+  return ctx.mounts.exclusive(
+    id,
+    async () => {
+      // Read again inside the queue: an earlier queued change may have changed it.
+      const current = await sourceOrThrow(ctx, workspaceId, id);
+      const previous = await componentOrThrow(ctx, workspaceId, current.savedComponentId);
+      const component = (await chosenComponent(ctx, workspaceId, input)) ?? previous;
+      const description = component.description as ComponentDescription;
+      if (description.type !== "source")
+        throw new HooklineError("bad_request", "only sources can be deployed");
+      const { props, meta } = await updatedProps(ctx, current, previous, component, input.props);
+      const endpointId = hasHttpInterface(description.props)
+        ? (current.endpointId ?? newId("en", ctx.clock.now()))
+        : undefined;
+      const next: MountTarget = { id, workspaceId, props, endpointId, meta };
+      const changedInstance =
+        component.id !== previous.id || input.props !== undefined || endpointId !== current.endpointId;
+      const active = input.active ?? current.active;
 
-    const results: InvocationResult[] = [];
-    // 1. deactivate() the running instance (when it is active and something changes).
-    if (current.active && (changedInstance || !active)) {
-      const deactivated = await runHook(ctx, await ctx.mounts.mounted(current), current, "deactivate");
-      results.push(deactivated);
-      if (deactivated.error) {
-        await writeLogs(ctx, workspaceId, id, deactivated.logs);
-        throw hookError("deactivate", deactivated);
+      const results: InvocationResult[] = [];
+      // 1. deactivate() the running instance (when it is active and something changes).
+      if (current.active && (changedInstance || !active)) {
+        const deactivated = await runHook(ctx, await ctx.mounts.mounted(current), current, "deactivate");
+        results.push(deactivated);
+        if (deactivated.error) {
+          await writeLogs(ctx, workspaceId, id, deactivated.logs);
+          throw hookError("deactivate", deactivated);
+        }
       }
-    }
-    // 2. activate() the new instance with staged db writes, or the same one when only reactivating.
-    const staged: StagedDb = new Map();
-    let fresh: MountedComponent | undefined;
-    if (active && (changedInstance || !current.active)) {
-      if (changedInstance) fresh = await ctx.mounts.mount(next, component, staged);
-      const activated = await runHook(ctx, fresh ?? (await ctx.mounts.mounted(current)), next, "activate");
-      results.push(activated);
-      if (activated.error) {
-        fresh?.dispose();
-        // Put the old instance back the way it was.
-        if (current.active)
-          results.push(await runHook(ctx, await ctx.mounts.mounted(current), current, "activate"));
-        for (const result of results) await writeLogs(ctx, workspaceId, id, result.logs);
-        throw hookError("activate", activated);
+      // 2. activate() the new instance with staged db writes, or the same one when only reactivating.
+      const staged: StagedDb = new Map();
+      let fresh: MountedComponent | undefined;
+      if (active && (changedInstance || !current.active)) {
+        if (changedInstance) fresh = await ctx.mounts.mount(next, component, staged);
+        const activated = await runHook(ctx, fresh ?? (await ctx.mounts.mounted(current)), next, "activate");
+        results.push(activated);
+        if (activated.error) {
+          fresh?.dispose();
+          // Put the old instance back the way it was.
+          if (current.active)
+            results.push(await runHook(ctx, await ctx.mounts.mounted(current), current, "activate"));
+          for (const result of results) await writeLogs(ctx, workspaceId, id, result.logs);
+          throw hookError("activate", activated);
+        }
       }
-    }
-    const patch: Parameters<Store["deployedComponents"]["update"]>[2] = {
-      savedComponentId: component.id,
-      props,
-      active,
-      endpointId: endpointId ?? null,
-      meta: meta ?? null,
-      customResponse: hasCustomResponse(description.props),
-    };
-    if (input.name !== undefined && input.name !== current.name) {
-      const others = (await ctx.store.deployedComponents.list(workspaceId)).filter((d) => d.id !== id);
-      patch.name = input.name;
-      patch.slug = uniqueSlug(
-        input.name,
-        others.map((d) => d.slug),
-      );
-    }
-    const updated = await ctx.store.deployedComponents.update(workspaceId, id, patch);
-    if (!updated) throw new HooklineError("not_found", `No source ${idOrSlug} in this workspace`);
-    await flushStaged(ctx.store, id, staged);
-    fresh?.dispose();
-    if (changedInstance) ctx.mounts.unmount(id);
-    await recordHooks(ctx, updated, description, results);
-    await scheduleTimer(ctx, updated, description);
-    const change =
-      changedInstance || input.name !== undefined ? "updated" : active ? "activated" : "deactivated";
-    ctx.notify("source", { workspaceId, sourceId: id, change });
-    return sourceView(updated, component, ctx.baseUrl);
-  });
+      const patch: Parameters<Store["deployedComponents"]["update"]>[2] = {
+        savedComponentId: component.id,
+        props,
+        active,
+        endpointId: endpointId ?? null,
+        meta: meta ?? null,
+        customResponse: hasCustomResponse(description.props),
+      };
+      if (input.name !== undefined && input.name !== current.name) {
+        const others = (await ctx.store.deployedComponents.list(workspaceId)).filter((d) => d.id !== id);
+        patch.name = input.name;
+        patch.slug = uniqueSlug(
+          input.name,
+          others.map((d) => d.slug),
+        );
+      }
+      const updated = await ctx.store.deployedComponents.update(workspaceId, id, patch);
+      if (!updated) throw new HooklineError("not_found", `No source ${idOrSlug} in this workspace`);
+      await flushStaged(ctx.store, id, staged);
+      fresh?.dispose();
+      if (changedInstance) ctx.mounts.unmount(id);
+      await recordHooks(ctx, updated, description, results);
+      await scheduleTimer(ctx, updated, description);
+      const change =
+        changedInstance || input.name !== undefined ? "updated" : active ? "activated" : "deactivated";
+      ctx.notify("source", { workspaceId, sourceId: id, change });
+      return sourceView(updated, component, ctx.baseUrl);
+    },
+    { bounded: false },
+  );
 }
 
 /**
@@ -296,22 +305,26 @@ export async function deleteSource(
   idOrSlug: string,
 ): Promise<{ warnings: string[] }> {
   const { id } = await sourceOrThrow(ctx, workspaceId, idOrSlug);
-  return ctx.mounts.exclusive(id, async () => {
-    const source = await sourceOrThrow(ctx, workspaceId, id);
-    const warnings: string[] = [];
-    if (source.active) {
-      try {
-        const result = await runHook(ctx, await ctx.mounts.mounted(source), source, "deactivate");
-        if (result.error) warnings.push(`deactivate() failed: ${result.error.message}`);
-      } catch (error) {
-        warnings.push(`deactivate() could not run: ${(error as Error).message}`);
+  return ctx.mounts.exclusive(
+    id,
+    async () => {
+      const source = await sourceOrThrow(ctx, workspaceId, id);
+      const warnings: string[] = [];
+      if (source.active) {
+        try {
+          const result = await runHook(ctx, await ctx.mounts.mounted(source), source, "deactivate");
+          if (result.error) warnings.push(`deactivate() failed: ${result.error.message}`);
+        } catch (error) {
+          warnings.push(`deactivate() could not run: ${(error as Error).message}`);
+        }
       }
-    }
-    ctx.mounts.unmount(id);
-    await ctx.store.events.delete(workspaceId, id);
-    await ctx.store.timers.delete(id);
-    await ctx.store.deployedComponents.delete(workspaceId, id);
-    ctx.notify("source", { workspaceId, sourceId: id, change: "deleted" });
-    return { warnings };
-  });
+      ctx.mounts.unmount(id);
+      await ctx.store.events.delete(workspaceId, id);
+      await ctx.store.timers.delete(id);
+      await ctx.store.deployedComponents.delete(workspaceId, id);
+      ctx.notify("source", { workspaceId, sourceId: id, change: "deleted" });
+      return { warnings };
+    },
+    { bounded: false },
+  );
 }

@@ -6,7 +6,8 @@
  * into a sandbox (run, hooks, options, additionalProps) and the store work around a run (the db
  * snapshot and write-back, the emits and their dedupe state) happen inside {@link Mounts.exclusive}
  * for the sandbox's id, so a source's invocations run one at a time, in arrival order, and its
- * dedupe state is read, changed and written in that order.
+ * dedupe state is read, changed and written in that order. The queue is bounded: past
+ * `limits.maxQueuedInvocations` waiting invocations a new one fails with `source_busy` (429).
  */
 import { type ComponentDescription, HooklineError, type PropDescription } from "@hookline/core";
 import type { Transport } from "@hookline/delivery";
@@ -39,16 +40,20 @@ export interface MountsDeps {
   baseUrl: string;
   /** The sandbox limits given to every mount (the runtime's defaults fill the rest). */
   sandboxLimits: Partial<Limits> | undefined;
+  /** Invocations of one key that may wait behind the running one. */
+  maxQueuedInvocations: number;
 }
 
 /** Sandboxes and the per-source invocation queue of one engine. */
 export interface Mounts {
   /**
    * Runs `fn` after every earlier task of the same key (a source id, or the id of a scratch
-   * sandbox) has finished: one at a time, in arrival order. Never call `exclusive` for a key from
-   * inside a task of the same key: it would wait for itself.
+   * sandbox) has finished: one at a time, in arrival order. A bounded call (the default) fails with
+   * `source_busy` (429, `details.retryAfter` in seconds) when `maxQueuedInvocations` tasks already
+   * wait; lifecycle changes pass `bounded: false` so that deactivating a flooded source still works.
+   * Never call `exclusive` for a key from inside a task of the same key: it would wait for itself.
    */
-  exclusive<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  exclusive<T>(key: string, fn: () => Promise<T>, options?: { bounded?: boolean }): Promise<T>;
   /** A new sandbox of `component` with `target`'s props; the caller disposes it. */
   mount(target: MountTarget, component: SavedComponent, staged?: StagedDb): Promise<MountedComponent>;
   /**
@@ -151,11 +156,12 @@ export async function runtimeProps(
   return out;
 }
 
-/** One key's queue: the tail of its chain and how many tasks it holds. */
+/** One key's queue: the tail of its chain, how many tasks it holds, how long the last one took. */
 interface Lane {
   tail: Promise<unknown>;
   /** Tasks accepted and not finished (the running one included). */
   pending: number;
+  lastDurationMs: number;
 }
 
 /** Creates the sandboxes and the invocation queue of one engine. */
@@ -165,15 +171,37 @@ export function createMounts(deps: MountsDeps): Mounts {
   const lanes = new Map<string, Lane>();
   const fetch = fetchBridge(deps.transport);
 
-  function exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  /** Seconds until a refused caller should try again: the queue ahead at the last task's pace. */
+  function retryAfter(lane: Lane): number {
+    return Math.min(60, Math.max(1, Math.ceil((lane.pending * lane.lastDurationMs) / 1000)));
+  }
+
+  function exclusive<T>(key: string, fn: () => Promise<T>, options: { bounded?: boolean } = {}): Promise<T> {
     let lane = lanes.get(key);
     if (!lane) {
-      lane = { tail: Promise.resolve(), pending: 0 };
+      lane = { tail: Promise.resolve(), pending: 0, lastDurationMs: 0 };
       lanes.set(key, lane);
+    }
+    // `pending` counts the running task: past max + 1, `max` tasks already wait behind it.
+    if (options.bounded !== false && lane.pending > deps.maxQueuedInvocations) {
+      const seconds = retryAfter(lane);
+      throw new HooklineError(
+        "source_busy",
+        `${key} has ${lane.pending - 1} invocations waiting (limits.maxQueuedInvocations is ${deps.maxQueuedInvocations}): retry in ${seconds} s`,
+        { retryAfter: seconds },
+      );
     }
     const own = lane;
     own.pending++;
-    const next = own.tail.then(fn, fn);
+    const task = async () => {
+      const started = performance.now();
+      try {
+        return await fn();
+      } finally {
+        own.lastDurationMs = performance.now() - started;
+      }
+    };
+    const next = own.tail.then(task, task);
     const tail = next.then(
       () => undefined,
       () => undefined,

@@ -19,7 +19,8 @@ export interface RunOutcome {
 }
 
 /**
- * Runs a stored source with `event`, in its invocation queue: the sandbox's `run`, its logs written, its emits through the pipeline, an `invocation`
+ * Runs a stored source with `event`, in its invocation queue (`source_busy`, 429, when the queue
+ * is full): the sandbox's `run`, its logs written, its emits through the pipeline, an `invocation`
  * event for observers. A component error is in `result.error`, not thrown. @internal
  */
 export function runSource(

@@ -36,7 +36,7 @@ export interface SourcesApi {
   delete(workspaceId: string, idOrSlug: string): Promise<{ warnings: string[] }>;
   /**
    * Runs a source now (a timer source gets a timer event, others `event` or `{}`), after the
-   * invocations already queued for it.
+   * invocations already queued for it: `source_busy` (429) when `limits.maxQueuedInvocations` wait.
    *
    * @example
    * ```ts

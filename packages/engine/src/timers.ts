@@ -5,6 +5,7 @@
  */
 import {
   type ComponentDescription,
+  isHooklineError,
   nextFireAt,
   planTick,
   type TimerConfig,
@@ -76,8 +77,14 @@ export async function tick(ctx: EngineContext): Promise<number> {
         `timer: ${plan.missed} tick(s) missed while down; one catch-up run`,
       );
     }
-    fired++;
-    await runSource(ctx, source, timerEvent(config, timer.nextAt), "timer");
+    try {
+      await runSource(ctx, source, timerEvent(config, timer.nextAt), "timer");
+      fired++;
+    } catch (error) {
+      if (!isHooklineError(error) || error.code !== "source_busy") throw error;
+      // Never a burst: this tick is skipped, the next one runs as scheduled.
+      await systemLog(ctx, source, "warn", `timer: tick skipped: ${error.message}`);
+    }
   }
   return fired;
 }

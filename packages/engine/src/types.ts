@@ -14,6 +14,21 @@ export type EngineWorkerOptions = Omit<
   "store" | "transport" | "decryptSecret" | "clock"
 >;
 
+/** The engine's own limits, next to the sandbox's (docs/engine.md, "Limits"). */
+export interface EngineLimits {
+  /**
+   * Invocations of one source that may wait behind the running one (runs from HTTP requests,
+   * timers and manual runs; default 100). Over it the call fails with `source_busy` (429) and an
+   * HTTP request to the source's endpoint is answered 429 with `Retry-After`.
+   */
+  maxQueuedInvocations: number;
+}
+
+/** The engine's limits when none are given. */
+export const DEFAULT_ENGINE_LIMITS: Readonly<EngineLimits> = Object.freeze({
+  maxQueuedInvocations: 100,
+});
+
 /** Options of {@link createHookline}. */
 export interface HooklineOptions {
   /** Where everything is kept (default: a new in-memory store). */
@@ -47,8 +62,16 @@ export interface HooklineOptions {
   baseUrl?: string;
   /** How much history each source keeps. */
   retention?: { events?: number; logs?: number };
-  /** Limits of every invocation. */
-  limits?: Partial<Limits>;
+  /**
+   * Limits: those of every invocation in the sandbox (time, memory, result size) and the engine's
+   * own (queued invocations per source), each optional.
+   *
+   * @example
+   * ```ts
+   * createHookline({ limits: { runTimeoutMs: 10_000, maxQueuedInvocations: 20 } });
+   * ```
+   */
+  limits?: Partial<Limits> & Partial<EngineLimits>;
   /** Timers: how often due ticks are looked for once {@link Hookline.start} ran (default 1,000 ms). */
   timerPollMs?: number;
   /**
