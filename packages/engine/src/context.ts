@@ -28,7 +28,7 @@ export interface EngineContext {
   readonly registry: Registry;
   /** Sandboxes and the per-source invocation queue. */
   readonly mounts: Mounts;
-  /** The engine's own limits (queued invocations per source). */
+  /** The engine's caps (emits per run, event size, queued invocations). */
   readonly limits: Readonly<EngineLimits>;
   /** How many events and log lines each source keeps. */
   readonly retention: { readonly events: number; readonly logs: number };

@@ -2,7 +2,9 @@
  * The emit pipeline: what one invocation passed to `this.$emit` becomes stored events and their
  * deliveries. {@link storeEmits} is the whole pipeline, in order:
  *
- * 1. the metadata rules of core (`validateEmitMeta`): an invalid emit is logged and dropped;
+ * 1. {@link screenEmits}: the caps (`limits.maxEmitsPerRun`, `limits.maxEventBytes`) and the
+ *    metadata rules of core (`validateEmitMeta`, channel names included); a refused event is
+ *    counted and logged, the others go on;
  * 2. `ts` ordering (core's `orderEmits`);
  * 3. dedupe (core's `applyDedupe`) against the state the store keeps per source;
  * 4. {@link commitEmits}: the new dedupe state, the events and one delivery row per matching
@@ -14,6 +16,7 @@
  */
 import {
   applyDedupe,
+  CHANNEL_NAME_RULE,
   type ComponentDescription,
   channelOf,
   type DedupeState,
@@ -25,11 +28,104 @@ import type { InvocationResult } from "@hookline/runtime";
 import type { Store, StoredEvent } from "@hookline/store";
 import { type EngineContext, problemsMessage } from "./context.js";
 import { systemLog } from "./source-logs.js";
+import type { EngineLimits, RefusedEmits } from "./types.js";
 
+/** One `$emit` call as the runtime reports it. */
+type RawEmit = InvocationResult["emits"][number];
 /** An emit whose metadata passed validation. */
 type ValidEmit = { event: unknown; meta: EmitMeta };
 /** The source an invocation belongs to. */
 type SourceRef = { id: string; workspaceId: string };
+
+/** What {@link storeEmits} did with one invocation's emits. */
+export interface EmitOutcome {
+  /** The events stored, in order. */
+  stored: StoredEvent[];
+  /** The events refused by the caps and rules (dedupe drops are not refusals). */
+  refused: RefusedEmits;
+}
+
+/** No refusal. */
+const NONE: RefusedEmits = Object.freeze({ total: 0, invalid: 0, overEmitLimit: 0, tooLarge: 0 });
+
+/** The result of {@link screenEmits}: the emits that go on, what was refused, the log lines. */
+export interface Screened {
+  accepted: ValidEmit[];
+  refused: RefusedEmits;
+  /** One line per kind of refusal (per distinct problem for invalid metadata). */
+  lines: string[];
+}
+
+/** A channel name as a log line shows it: quoted, escaped, at most 64 characters of it. */
+function quoteChannel(name: unknown): string {
+  if (typeof name !== "string") return JSON.stringify(name) ?? String(name);
+  if (name.length <= 64) return JSON.stringify(name);
+  return `${JSON.stringify(name.slice(0, 64))}... (${name.length} characters)`;
+}
+
+/** The log line of an emit whose metadata is invalid. */
+function invalidLine(meta: unknown, problems: ReturnType<typeof validateEmitMeta>): string {
+  const channel = problems.find((p) => p.path === "name");
+  if (channel && problems.length === 1) {
+    const name = (meta as { name?: unknown }).name;
+    return `invalid_emit: event refused: the channel ${quoteChannel(name)} is not valid: a channel name is ${CHANNEL_NAME_RULE}`;
+  }
+  return `invalid_emit: event refused: ${problemsMessage(problems)}`;
+}
+
+const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+
+/**
+ * Step 1 of the pipeline, pure: applies the caps and the metadata rules to one invocation's
+ * emits. The first `maxEmitsPerRun` emits are considered, the rest refused; an emit with invalid
+ * metadata (a bad channel name...) is refused; so is an event whose JSON text is over
+ * `maxEventBytes`. Equal lines are merged, with a count. @internal
+ *
+ * @example
+ * ```ts
+ * screenEmits({ maxEmitsPerRun: 1, maxEventBytes: 100 }, [
+ *   { event: 1, meta: {} },
+ *   { event: 2, meta: {} },
+ * ]).refused.overEmitLimit; // 1
+ * ```
+ */
+export function screenEmits(
+  limits: Pick<EngineLimits, "maxEmitsPerRun" | "maxEventBytes">,
+  emits: readonly RawEmit[],
+): Screened {
+  const accepted: ValidEmit[] = [];
+  const invalid = new Map<string, number>();
+  let tooLarge = 0;
+  const considered = emits.length > limits.maxEmitsPerRun ? emits.slice(0, limits.maxEmitsPerRun) : emits;
+  const overEmitLimit = emits.length - considered.length;
+  for (const emit of considered) {
+    const problems = validateEmitMeta(emit.meta);
+    if (problems.length > 0) {
+      const line = invalidLine(emit.meta, problems);
+      invalid.set(line, (invalid.get(line) ?? 0) + 1);
+    } else if (Buffer.byteLength(JSON.stringify(emit.event ?? null) ?? "null") > limits.maxEventBytes) {
+      tooLarge++;
+    } else accepted.push(emit as ValidEmit);
+  }
+  const lines = [...invalid].map(([line, n]) => (n === 1 ? line : `${line} (${n} events)`));
+  if (overEmitLimit > 0) {
+    lines.push(
+      `emit_limit: ${plural(overEmitLimit, "event")} refused: this run called $emit ${emits.length.toLocaleString("en-US")} times and limits.maxEmitsPerRun is ${limits.maxEmitsPerRun.toLocaleString("en-US")}`,
+    );
+  }
+  if (tooLarge > 0) {
+    lines.push(
+      `event_too_large: ${plural(tooLarge, "event")} refused: each was over limits.maxEventBytes (${limits.maxEventBytes.toLocaleString("en-US")} bytes of JSON)`,
+    );
+  }
+  const invalidCount = [...invalid.values()].reduce((a, b) => a + b, 0);
+  const total = invalidCount + overEmitLimit + tooLarge;
+  return {
+    accepted,
+    refused: total === 0 ? NONE : { total, invalid: invalidCount, overEmitLimit, tooLarge },
+    lines,
+  };
+}
 
 /**
  * Step 4: writes one invocation's new dedupe state (when the source has a strategy), its events
@@ -66,8 +162,8 @@ export async function commitEmits(
 }
 
 /**
- * The emit pipeline (see the module comment): validates, orders, dedupes and stores one
- * invocation's emits, and returns the stored events. An invalid emit and a dedupe error (an emit
+ * The emit pipeline (see the module comment): screens, orders, dedupes and stores one invocation's
+ * emits, and says what was stored and what was refused. Refusals and a dedupe error (an emit
  * without `id` under a strategy: no event of the run is stored) are written to the source's logs.
  * @internal
  */
@@ -76,18 +172,13 @@ export async function storeEmits(
   source: SourceRef,
   description: ComponentDescription,
   emits: InvocationResult["emits"],
-): Promise<StoredEvent[]> {
-  if (emits.length === 0) return [];
-  // 1. Metadata rules.
-  const valid: ValidEmit[] = [];
-  for (const emit of emits) {
-    const problems = validateEmitMeta(emit.meta);
-    if (problems.length > 0) {
-      await systemLog(ctx, source, "error", `invalid_emit: event dropped: ${problemsMessage(problems)}`);
-    } else valid.push(emit as ValidEmit);
-  }
+): Promise<EmitOutcome> {
+  if (emits.length === 0) return { stored: [], refused: NONE };
+  // 1. Caps and metadata rules.
+  const screened = screenEmits(ctx.limits, emits);
+  for (const line of screened.lines) await systemLog(ctx, source, "error", line);
   // 2. `ts` ordering.
-  let kept = orderEmits(valid);
+  let kept = orderEmits(screened.accepted);
   // 3. Dedupe against the source's state.
   let dedupeState: DedupeState | undefined;
   if (description.dedupe) {
@@ -97,7 +188,7 @@ export async function storeEmits(
     } catch (error) {
       const message = `${(error as Error).message}: no event of this run was stored`;
       await systemLog(ctx, source, "error", message);
-      return [];
+      return { stored: [], refused: screened.refused };
     }
   }
   // 4. Dedupe state, events and deliveries; retention.
@@ -107,5 +198,8 @@ export async function storeEmits(
     ctx.notify("emit", { workspaceId: source.workspaceId, sourceId: source.id, event, deliveryIds });
   }
   if (appended.some((e) => e.deliveryIds.length > 0)) ctx.wakeWorker();
-  return appended.map(({ deliveryIds: _ignored, ...event }) => event);
+  return {
+    stored: appended.map(({ deliveryIds: _ignored, ...event }) => event),
+    refused: screened.refused,
+  };
 }

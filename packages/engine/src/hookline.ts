@@ -90,9 +90,9 @@ function splitLimits(limits: HooklineOptions["limits"] = {}): {
   engine: EngineLimits;
   sandbox: Partial<Limits> | undefined;
 } {
-  const { maxQueuedInvocations, ...sandbox } = limits;
+  const { maxQueuedInvocations, maxEmitsPerRun, maxEventBytes, ...sandbox } = limits;
   const engine = { ...DEFAULT_ENGINE_LIMITS };
-  for (const [name, value] of Object.entries({ maxQueuedInvocations })) {
+  for (const [name, value] of Object.entries({ maxQueuedInvocations, maxEmitsPerRun, maxEventBytes })) {
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value < 1) {
       throw new HooklineError("bad_request", `limits.${name} must be a positive integer, got ${value}`);

@@ -29,6 +29,7 @@ export {
   type EngineWorkerOptions,
   type HooklineOptions,
   type IngressResponse,
+  type RefusedEmits,
   type RunSummary,
   type UpdateInput,
 } from "./types.js";

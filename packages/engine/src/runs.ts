@@ -4,18 +4,17 @@
  */
 import type { ComponentDescription } from "@hookline/core";
 import type { InvocationResult } from "@hookline/runtime";
-import type { DeployedComponent, StoredEvent } from "@hookline/store";
+import type { DeployedComponent } from "@hookline/store";
 import { componentOrThrow, type EngineContext } from "./context.js";
-import { storeEmits } from "./emit-pipeline.js";
+import { type EmitOutcome, storeEmits } from "./emit-pipeline.js";
 import { writeLogs } from "./source-logs.js";
 
 /** What started a run. */
 export type RunTrigger = "http" | "timer" | "manual";
 
-/** A run's result and the events the emit pipeline stored. */
-export interface RunOutcome {
+/** A run's result and what the emit pipeline made of its emits. */
+export interface RunOutcome extends EmitOutcome {
   result: InvocationResult;
-  stored: StoredEvent[];
 }
 
 /**
@@ -34,7 +33,12 @@ export function runSource(
     const mounted = await ctx.mounts.mounted(source);
     const result = await mounted.run(event);
     await writeLogs(ctx, source.workspaceId, source.id, result.logs);
-    const stored = await storeEmits(ctx, source, component.description as ComponentDescription, result.emits);
+    const outcome = await storeEmits(
+      ctx,
+      source,
+      component.description as ComponentDescription,
+      result.emits,
+    );
     ctx.notify("invocation", {
       workspaceId: source.workspaceId,
       sourceId: source.id,
@@ -43,6 +47,6 @@ export function runSource(
       durationMs: result.durationMs,
       ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
     });
-    return { result, stored };
+    return { result, ...outcome };
   });
 }

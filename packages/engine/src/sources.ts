@@ -40,7 +40,7 @@ export interface SourcesApi {
    *
    * @example
    * ```ts
-   * const { emitted, error } = await hookline.sources.run(ws.id, "orders", { total: 5 });
+   * const { emitted, error, refused } = await hookline.sources.run(ws.id, "orders", { total: 5 });
    * ```
    */
   run(workspaceId: string, idOrSlug: string, event?: unknown): Promise<RunSummary>;
@@ -88,9 +88,10 @@ export function createSourcesApi(ctx: EngineContext): SourcesApi {
       const component = await componentOrThrow(ctx, workspaceId, source.savedComponentId);
       const payload =
         event ?? manualTimerEvent(ctx, source, component.description as ComponentDescription) ?? {};
-      const { result, stored } = await runSource(ctx, source, payload, "manual");
+      const { result, stored, refused } = await runSource(ctx, source, payload, "manual");
       const summary: RunSummary = { emitted: stored, durationMs: result.durationMs };
       if (result.error) summary.error = result.error;
+      if (refused.total > 0) summary.refused = refused;
       return summary;
     },
     async events(workspaceId, idOrSlug, options) {

@@ -14,7 +14,10 @@ export type EngineWorkerOptions = Omit<
   "store" | "transport" | "decryptSecret" | "clock"
 >;
 
-/** The engine's own limits, next to the sandbox's (docs/engine.md, "Limits"). */
+/**
+ * The engine's own limits, next to the sandbox's (docs/engine.md, "Limits"). Each bounds what one
+ * source can make the engine hold or store.
+ */
 export interface EngineLimits {
   /**
    * Invocations of one source that may wait behind the running one (runs from HTTP requests,
@@ -22,11 +25,17 @@ export interface EngineLimits {
    * HTTP request to the source's endpoint is answered 429 with `Retry-After`.
    */
   maxQueuedInvocations: number;
+  /** `$emit` calls one invocation may make (default 1,000); the events past it are refused. */
+  maxEmitsPerRun: number;
+  /** Largest event, in bytes of its JSON text (default 1 MB, 1,048,576); larger ones are refused. */
+  maxEventBytes: number;
 }
 
 /** The engine's limits when none are given. */
 export const DEFAULT_ENGINE_LIMITS: Readonly<EngineLimits> = Object.freeze({
   maxQueuedInvocations: 100,
+  maxEmitsPerRun: 1_000,
+  maxEventBytes: 1024 * 1024,
 });
 
 /** Options of {@link createHookline}. */
@@ -64,11 +73,11 @@ export interface HooklineOptions {
   retention?: { events?: number; logs?: number };
   /**
    * Limits: those of every invocation in the sandbox (time, memory, result size) and the engine's
-   * own (queued invocations per source), each optional.
+   * own (queued invocations per source, emits per run, event size), each optional.
    *
    * @example
    * ```ts
-   * createHookline({ limits: { runTimeoutMs: 10_000, maxQueuedInvocations: 20 } });
+   * createHookline({ limits: { runTimeoutMs: 10_000, maxEmitsPerRun: 500, maxEventBytes: 256 * 1024 } });
    * ```
    */
   limits?: Partial<Limits> & Partial<EngineLimits>;
@@ -126,9 +135,26 @@ export interface IngressResponse {
   body: string | Uint8Array;
 }
 
+/**
+ * How many events of one invocation the emit pipeline refused, by reason (docs/engine.md, "The
+ * emit pipeline"). Each reason also wrote one line to the source's logs.
+ */
+export interface RefusedEmits {
+  /** Every refused event. */
+  total: number;
+  /** Invalid `$emit` metadata, such as a channel name outside the rule of `validateChannelName`. */
+  invalid: number;
+  /** Past `limits.maxEmitsPerRun`. */
+  overEmitLimit: number;
+  /** Larger than `limits.maxEventBytes` once serialized. */
+  tooLarge: number;
+}
+
 /** The result of a manual run. */
 export interface RunSummary {
   emitted: StoredEvent[];
   error?: { code: string; name: string; message: string; stack?: string };
   durationMs: number;
+  /** Present when the emit pipeline refused some of the run's events: how many, and why. */
+  refused?: RefusedEmits;
 }
