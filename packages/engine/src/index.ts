@@ -12,6 +12,7 @@ export type { ComponentsApi } from "./components.js";
 export type { HooklineEvents } from "./events.js";
 export { createHookline, type Hookline } from "./hookline.js";
 export type { IngressRequest } from "./http-event.js";
+export type { OptionsTarget } from "./props.js";
 export {
   type PublishInput,
   parseComponentKey,

@@ -104,7 +104,16 @@ export async function deploySource(
     throw new HooklineError("bad_request", `${description.name} is an action: only sources can be deployed`);
   }
   // additionalProps() (when the component has it) adds props given the values configured.
-  const dynamic = await additionalPropsFor(ctx, workspaceId, component, input.props ?? {}, description.props);
+  const dynamic = await additionalPropsFor(
+    ctx,
+    workspaceId,
+    component,
+    input.props ?? {},
+    description.props,
+    {
+      bounded: false,
+    },
+  );
   const meta = withDynamicProps(undefined, dynamic);
   const props = await prepareProps(ctx, workspaceId, finalProps(description, dynamic), input.props ?? {});
   const slugs = (await ctx.store.deployedComponents.list(workspaceId)).map((d) => d.slug);
@@ -196,7 +205,9 @@ async function updatedProps(
       if (!(name in description.props)) configured[name] = value;
     }
     const previousDefs = component.id !== previous.id ? description.props : oldDeclared;
-    dynamic = await additionalPropsFor(ctx, workspaceId, component, configured, previousDefs);
+    dynamic = await additionalPropsFor(ctx, workspaceId, component, configured, previousDefs, {
+      bounded: false,
+    });
     // Values of props that no longer exist are dropped, unless given now (then unknown_prop).
     for (const [name, value] of Object.entries(configured)) {
       if (name in dynamic || (given && name in given)) merged[name] = value;

@@ -58,12 +58,13 @@ export interface Mounts {
   mount(target: MountTarget, component: SavedComponent, staged?: StagedDb): Promise<MountedComponent>;
   /**
    * Mounts a scratch sandbox (its db writes staged and dropped), runs `fn` with it inside
-   * `exclusive(target.id)` and disposes it: for options and additionalProps.
+   * `exclusive(target.id, fn, options)` and disposes it: for options and additionalProps.
    */
   withScratch<T>(
     target: MountTarget,
     component: SavedComponent,
     fn: (mounted: MountedComponent) => Promise<T>,
+    options?: { bounded?: boolean },
   ): Promise<T>;
   /** The cached sandbox of a stored source, rebuilt when the source changed. Call inside `exclusive(source.id)`. */
   mounted(source: DeployedComponent): Promise<MountedComponent>;
@@ -239,15 +240,19 @@ export function createMounts(deps: MountsDeps): Mounts {
   return {
     exclusive,
     mount,
-    withScratch(target, component, fn) {
-      return exclusive(target.id, async () => {
-        const mounted = await mount(target, component, new Map());
-        try {
-          return await fn(mounted);
-        } finally {
-          mounted.dispose();
-        }
-      });
+    withScratch(target, component, fn, options) {
+      return exclusive(
+        target.id,
+        async () => {
+          const mounted = await mount(target, component, new Map());
+          try {
+            return await fn(mounted);
+          } finally {
+            mounted.dispose();
+          }
+        },
+        options,
+      );
     },
     async mounted(source) {
       const version = `${source.savedComponentId}:${source.updatedAt}:${JSON.stringify(source.props)}`;

@@ -48,7 +48,8 @@ export async function prepareProps(
 /**
  * Runs `additionalProps(previous)` with the values configured so far and returns the props it
  * adds (none when the component has no additionalProps). A `ConfigurationError` is
- * `configuration_error` (422) with the component's message as is. @internal
+ * `configuration_error` (422) with the component's message as is. A deploy or update passes
+ * `bounded: false`: a lifecycle change is never refused as `source_busy`. @internal
  */
 export async function additionalPropsFor(
   ctx: Pick<EngineContext, "mounts">,
@@ -56,6 +57,7 @@ export async function additionalPropsFor(
   component: SavedComponent,
   configured: Record<string, unknown>,
   previous: Record<string, PropDescription>,
+  options?: { bounded?: boolean },
 ): Promise<Record<string, PropDescription>> {
   const description = component.description as ComponentDescription;
   if (!description.hasAdditionalProps) return {};
@@ -66,19 +68,26 @@ export async function additionalPropsFor(
     props: configured,
     endpointId: undefined,
   };
-  return ctx.mounts.withScratch(target, component, async (mounted) => {
-    const result = await mounted.additionalProps(previous);
-    if (result.error) {
-      const code = result.error.code === "configuration_error" ? "configuration_error" : "bad_request";
-      throw new HooklineError(code, result.error.message, { error: result.error, logs: result.logs });
-    }
-    return (result.returnValue ?? {}) as Record<string, PropDescription>;
-  });
+  return ctx.mounts.withScratch(
+    target,
+    component,
+    async (mounted) => {
+      const result = await mounted.additionalProps(previous);
+      if (result.error) {
+        const code = result.error.code === "configuration_error" ? "configuration_error" : "bad_request";
+        throw new HooklineError(code, result.error.message, { error: result.error, logs: result.logs });
+      }
+      return (result.returnValue ?? {}) as Record<string, PropDescription>;
+    },
+    options,
+  );
 }
 
-/** Where {@link propOptions} starts from: a saved component (id or key) or a deployed source. */
+/** What `sources.options` starts from: a saved component or a deployed source. */
 export interface OptionsTarget {
+  /** A saved component's id, or a registry key (`key` or `key@version`). */
   componentId?: string;
+  /** A deployed source's id or slug: its configured values (and its db) are the base. */
   sourceId?: string;
 }
 
