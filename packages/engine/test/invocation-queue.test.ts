@@ -103,6 +103,11 @@ describe("the bounded queue", () => {
     expect((refused as { details: { retryAfter: number } }).details.retryAfter).toBeGreaterThanOrEqual(1);
     expect((refused as Error).message).toContain("limits.maxQueuedInvocations is 2");
 
+    await expect(hookline.sources.options(ws, { sourceId: source.id }, "color")).rejects.toMatchObject({
+      code: "source_busy",
+      status: 429,
+    });
+
     const busy = await post(hookline, endpoint, { id: "d" });
     expect(busy.status).toBe(429);
     expect(Number(busy.headers["retry-after"])).toBeGreaterThanOrEqual(1);
