@@ -4,7 +4,7 @@
  * the component passed to `respond()` (validated by core). The table of replies is in
  * docs/engine.md, "Triggers".
  */
-import { type HooklineError, isHooklineError, validateRespond } from "@hookline/core";
+import { HooklineError, validateRespond } from "@hookline/core";
 import type { EngineContext } from "./context.js";
 import { type IngressRequest, toHttpEvent } from "./http-event.js";
 import { runSource } from "./runs.js";
@@ -70,7 +70,7 @@ export async function handleIngress(
     outcome = await runSource(ctx, source, toHttpEvent(request), "http");
   } catch (error) {
     // The source's queue is full: the caller should come back (webhook senders retry on 429).
-    if (isHooklineError(error) && error.code === "source_busy") return busyReply(error);
+    if (error instanceof HooklineError && error.code === "source_busy") return busyReply(error);
     throw error;
   }
   const { result } = outcome;

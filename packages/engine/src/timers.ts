@@ -5,7 +5,7 @@
  */
 import {
   type ComponentDescription,
-  isHooklineError,
+  HooklineError,
   nextFireAt,
   planTick,
   type TimerConfig,
@@ -81,7 +81,7 @@ export async function tick(ctx: EngineContext): Promise<number> {
       await runSource(ctx, source, timerEvent(config, timer.nextAt), "timer");
       fired++;
     } catch (error) {
-      if (!isHooklineError(error) || error.code !== "source_busy") throw error;
+      if (!(error instanceof HooklineError) || error.code !== "source_busy") throw error;
       // Never a burst: this tick is skipped, the next one runs as scheduled.
       await systemLog(ctx, source, "warn", `timer: tick skipped: ${error.message}`);
     }
