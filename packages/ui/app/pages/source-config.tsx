@@ -12,7 +12,7 @@ import { PropForm } from "../props/prop-form";
 import { initialValues } from "../props/values";
 import type { Component, Source } from "../types";
 import { ErrorNote, Loading, TextField } from "../widgets";
-import type { SourceContext } from "./source";
+import type { SourceContext } from "./source-context";
 
 interface Code {
   code: string;

@@ -8,7 +8,7 @@ import { api, page, seg } from "../api";
 import { type StreamState, useLiveFeed } from "../sse";
 import type { EventSummary } from "../types";
 import { ConfirmDialog, CopyButton, ErrorNote, SearchField, Time } from "../widgets";
-import type { SourceContext } from "./source";
+import type { SourceContext } from "./source-context";
 
 /** SPEC: the most recent 100 events are inspectable in the UI. */
 const KEEP = 100;

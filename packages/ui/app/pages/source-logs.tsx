@@ -4,7 +4,7 @@ import { page, seg } from "../api";
 import { useLiveFeed } from "../sse";
 import type { LogLine } from "../types";
 import { ErrorNote, SearchField } from "../widgets";
-import type { SourceContext } from "./source";
+import type { SourceContext } from "./source-context";
 import { StreamBadge } from "./source-events";
 
 const KEEP = 1000;

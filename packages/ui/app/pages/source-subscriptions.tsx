@@ -4,7 +4,7 @@ import { type ApiError, api, listAll, seg } from "../api";
 import { asApiError, useLoad } from "../hooks";
 import type { Subscription, Webhook } from "../types";
 import { ErrorNote, Loading, TextField } from "../widgets";
-import type { SourceContext } from "./source";
+import type { SourceContext } from "./source-context";
 
 /** The Subscriptions tab. */
 export function SubscriptionsTab({ ctx }: { ctx: SourceContext }) {

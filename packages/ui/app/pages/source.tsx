@@ -10,6 +10,7 @@ import { Tabs } from "../tabs";
 import { timerSchedule } from "../triggers";
 import type { Component, RunResult, Source } from "../types";
 import { ConfirmDialog, CopyButton, ErrorNote, Loading, Notice, Switch } from "../widgets";
+import type { SourceContext } from "./source-context";
 import { EventsTab } from "./source-events";
 import { LogsTab } from "./source-logs";
 import { SubscriptionsTab } from "./source-subscriptions";
@@ -23,14 +24,6 @@ const TABS = [
   { id: "configuration", label: "Configuration" },
   { id: "subscriptions", label: "Subscriptions" },
 ];
-
-/** What the tabs get. */
-export interface SourceContext {
-  source: Source;
-  component: Component | undefined;
-  /** Replace the source after an update. */
-  onSource: (source: Source) => void;
-}
 
 async function loadSource(id: string) {
   const source = await api<Source>("GET", `/v1/sources/${seg(id)}`);
