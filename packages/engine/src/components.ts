@@ -39,7 +39,7 @@ export interface ComponentsApi {
    *
    * @example
    * ```ts
-   * const props = await hookline.components.reloadProps(ws.id, saved.id, { mode: "advanced" });
+   * const props = await hookline.components.reloadProps(ws.id, component.id, { mode: "advanced" });
    * Object.keys(props); // ["mode", "color"]: "color" came from additionalProps()
    * ```
    */
@@ -96,11 +96,11 @@ export async function componentFor(
     const { key, version } = parseComponentKey(ref);
     const published = await ctx.registry.resolve(workspaceId, key, version);
     if (published) return published;
-    const saved = (await ctx.store.savedComponents.list(workspaceId)).filter((c) => {
+    const withKey = (await ctx.store.savedComponents.list(workspaceId)).filter((c) => {
       const d = c.description as ComponentDescription;
       return d.key === key && (version === undefined || d.version === version);
     });
-    const latest = saved[saved.length - 1];
+    const latest = withKey[withKey.length - 1];
     if (latest) return latest;
   }
   throw new HooklineError("not_found", `No component ${ref} in this workspace`);
