@@ -26,7 +26,14 @@ export interface RouteContext<P = Record<string, unknown>> {
  */
 export type RouteResult =
   | { data: unknown }
-  | { list: unknown[]; pageInfo: PageInfo; cursor: (index: number) => string }
+  | {
+      /** The items of this page. */
+      list: unknown[];
+      /** The page's `page_info`. */
+      pageInfo: PageInfo;
+      /** The cursor that continues after the item at `index`. */
+      cursor: (index: number) => string;
+    }
   | Response;
 
 /** The `page_info` of list responses. */
