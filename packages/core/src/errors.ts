@@ -51,6 +51,12 @@ export const ERROR_CODES = {
   // The component registry (@hookline/engine).
   component_version_exists: 409,
   registry_key_taken: 409,
+
+  // Workflow destinations: `$.send.email` and `$.send.s3` (@hookline/delivery).
+  invalid_send: 422,
+  destination_not_configured: 501,
+  destination_rejected: 502,
+  destination_unreachable: 502,
 } as const;
 
 /** A stable, documented error code. */
