@@ -9,7 +9,9 @@ export interface DestinationErrorDetails {
   destination: DestinationKind;
   /** Whether trying again later may succeed (a 4xx SMTP reply, an S3 5xx, a refused connection). */
   retryable: boolean;
-  /** More, per code: `problems`, `settings`, `status`, `response`, `s3_code`, `cause`. */
+  /** `invalid_send`: what is wrong, one problem per field. */
+  problems?: Problem[];
+  /** More, per code: `settings`, `status`, `response`, `s3_code`, `cause`, `field`, `limit`. */
   [key: string]: unknown;
 }
 

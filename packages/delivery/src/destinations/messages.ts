@@ -97,6 +97,7 @@ function shapeProblems(kind: DestinationKind, schema: TObject, value: unknown): 
     ];
   }
   const problems = new Map<string, Problem>();
+  const byField: Record<string, ReturnType<typeof Value.Errors>> = {};
   for (const error of Value.Errors(schema, value)) {
     const params = error.params as { requiredProperties?: string[]; additionalProperties?: string[] };
     if (error.keyword === "required") {
@@ -116,12 +117,21 @@ function shapeProblems(kind: DestinationKind, schema: TObject, value: unknown): 
       continue;
     }
     const field = error.instancePath.split("/")[1] ?? "";
-    const property = schema.properties[field] as { "x-error"?: string } | undefined;
-    if (!property || problems.has(field)) continue;
+    if (!Object.hasOwn(schema.properties, field)) continue;
+    byField[field] ??= [];
+    byField[field].push(error);
+  }
+  for (const [field, errors] of Object.entries(byField)) {
+    if (problems.has(field)) continue;
+    // A wrong JavaScript type is invalid_type; for a union, only when every member says so.
+    const wrongType = errors
+      .filter((e) => e.keyword !== "anyOf")
+      .every((e) => e.keyword === "type" && e.instancePath === `/${field}`);
+    const hint = (schema.properties[field] as { "x-error"?: string })["x-error"];
     problems.set(field, {
-      code: error.keyword === "type" ? "invalid_type" : "invalid_value",
+      code: wrongType ? "invalid_type" : "invalid_value",
       path: field,
-      message: `${field} ${property["x-error"] ?? error.message}`,
+      message: `${field} ${hint ?? errors[0]?.message}`,
     });
   }
   return [...problems.values()];
