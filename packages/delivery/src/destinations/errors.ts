@@ -16,7 +16,7 @@ export interface DestinationErrorDetails {
 }
 
 /**
- * The error of a `$.send.email` or `$.send.s3` that did not go out. It is a {@link HooklineError}
+ * The error of a `$.send.email` or `$.send.s3` that did not go out. It is a `HooklineError`
  * (its `name` stays `"HooklineError"`, so `isHooklineError` recognises it) whose `details` say
  * which destination failed and whether a retry may help; the workflow engine records it as the
  * step's error. Codes:

@@ -5,7 +5,7 @@
 export type { SettingNames } from "./config.js";
 export * from "./destinations.js";
 export * from "./env.js";
-export * from "./errors.js";
+export { DestinationError, type DestinationErrorDetails, type DestinationKind } from "./errors.js";
 export * from "./messages.js";
 export * from "./s3.js";
 export * from "./smtp.js";

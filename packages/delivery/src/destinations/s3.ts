@@ -64,7 +64,19 @@ function encodeKey(key: string): string {
     .join("/");
 }
 
-/** The object's name: `<prefix><timestamp>-<uuid>.json`, the timestamp sortable (`20260102T030405.678Z`). */
+/**
+ * The name of a `$.send.s3` object: `<prefix><timestamp>-<uuid>.json`, the timestamp UTC in ISO 8601
+ * basic format so that names sort by time, the uuid a random v4.
+ *
+ * @param prefix - The message's prefix, used as is.
+ * @param now - The time to stamp.
+ * @returns The object key.
+ * @example
+ * ```ts
+ * objectKey("orders/", new Date("2026-01-02T03:04:05.678Z"));
+ * // "orders/20260102T030405.678Z-0f8f4c1e-8a4b-4d0e-9a51-2b6c1d7e9f30.json"
+ * ```
+ */
 export function objectKey(prefix: string, now = new Date()): string {
   return `${prefix}${now.toISOString().replace(/[-:]/g, "")}-${randomUUID()}.json`;
 }
@@ -123,7 +135,7 @@ function unreachable(error: unknown, url: string): DestinationError {
 export function createS3Destination(
   options: S3DestinationOptions,
   names?: SettingNames,
-): S3Destination & { close(): void } {
+): Required<S3Destination> {
   const check = new ConfigCheck("The S3 destination", names);
   const timeoutMs = checkTimeout(check, options.timeoutMs, DEFAULT_TIMEOUT_MS);
   const region = options.region ?? "us-east-1";

@@ -169,7 +169,7 @@ function sendFailure(error: unknown): DestinationError {
 export function createSmtpDestination(
   options: SmtpDestinationOptions,
   names?: SettingNames,
-): EmailDestination & { close(): void } {
+): Required<EmailDestination> {
   const check = new ConfigCheck("The email destination", names);
   const timeoutMs = checkTimeout(check, options.timeoutMs, DEFAULT_SMTP_TIMEOUT_MS);
   if (typeof options.url !== "string" || options.url === "") check.add("url", "is required", "required");
