@@ -1,48 +1,22 @@
 // $.send.email through the default SMTP destination, received by a real SMTP server on loopback.
-import { createServer } from "node:net";
 import { isHooklineError } from "@hookline/core";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  createSmtpDestination,
-  type DestinationContext,
-  DestinationError,
-  type Destinations,
-  sendToDestination,
-} from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { createSmtpDestination, type Destinations, sendToDestination } from "../src/index.js";
 import { type SmtpStandIn, type SmtpStandInOptions, startSmtpStandIn } from "./stand-ins/smtp.js";
+import { closedPort, configProblems, context, failure, useCleanups } from "./support.js";
 
-const context: DestinationContext = {
-  workspaceId: "ws_1",
-  workflowId: "p_abc",
-  executionId: "exe_123",
-  stepName: "notify",
-};
-
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanup = useCleanups();
 
 async function smtpServer(options?: SmtpStandInOptions): Promise<SmtpStandIn> {
   const server = await startSmtpStandIn(options);
-  cleanups.push(() => server.close());
+  cleanup(() => server.close());
   return server;
 }
 
 function email(options: Parameters<typeof createSmtpDestination>[0]): Destinations {
   const destination = createSmtpDestination({ timeoutMs: 10_000, ...options });
-  cleanups.push(() => destination.close());
+  cleanup(() => destination.close());
   return { email: destination };
-}
-
-/** The DestinationError a send fails with. */
-async function failure(promise: Promise<unknown>): Promise<DestinationError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DestinationError);
-  return error as DestinationError;
 }
 
 describe("$.send.email through SMTP", () => {
@@ -271,17 +245,8 @@ describe("$.send.email through SMTP", () => {
 });
 
 describe("SMTP destination configuration", () => {
-  const problems = (options: Record<string, unknown>) => {
-    try {
-      createSmtpDestination(options as never).close();
-    } catch (error) {
-      expect(isHooklineError(error) && error.code).toBe("validation_failed");
-      return (error as { details: { problems: { path: string; message: string }[] } }).details.problems.map(
-        (p) => p.message,
-      );
-    }
-    return [];
-  };
+  const problems = (options: Record<string, unknown>) =>
+    configProblems(() => createSmtpDestination(options as never).close()).map((p) => p.message);
 
   it("accepts smtp and smtps URLs with supported options", () => {
     expect(
@@ -320,12 +285,3 @@ describe("SMTP destination configuration", () => {
     ]);
   });
 });
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

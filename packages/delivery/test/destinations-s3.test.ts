@@ -1,53 +1,33 @@
 // $.send.s3 through the default S3 destination, stored by a SigV4-checking S3 stand-in on loopback.
 import dns, { type LookupAddress } from "node:dns";
-import { createServer } from "node:net";
 import { isHooklineError } from "@hookline/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   createS3Destination,
-  type DestinationContext,
-  DestinationError,
   type Destinations,
   objectKey,
   type S3DestinationOptions,
   sendToDestination,
 } from "../src/index.js";
 import { type S3StandIn, type S3StandInOptions, startS3StandIn } from "./stand-ins/s3.js";
+import { closedPort, configProblems, context, failure, useCleanups } from "./support.js";
 
-const context: DestinationContext = {
-  workspaceId: "ws_1",
-  workflowId: "p_abc",
-  executionId: "exe_123",
-  stepName: "store",
-};
 const credentials = { accessKeyId: "HOOKLINEKEY", secretAccessKey: "s3cr3t/with+chars" };
 const KEY_NAME =
   /^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.json$/;
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanup = useCleanups();
 
 async function s3Server(options: Partial<S3StandInOptions> = {}): Promise<S3StandIn> {
   const server = await startS3StandIn({ ...credentials, buckets: ["out", "other", "with.dots"], ...options });
-  cleanups.push(() => server.close());
+  cleanup(() => server.close());
   return server;
 }
 
 function s3(options: Partial<S3DestinationOptions> & { endpoint: string }): Destinations {
   const destination = createS3Destination({ ...credentials, bucket: "out", timeoutMs: 10_000, ...options });
-  cleanups.push(() => destination.close());
+  cleanup(() => destination.close());
   return { s3: destination };
-}
-
-async function failure(promise: Promise<unknown>): Promise<DestinationError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DestinationError);
-  return error as DestinationError;
 }
 
 describe("$.send.s3 to an S3-compatible endpoint", () => {
@@ -77,7 +57,7 @@ describe("$.send.s3 to an S3-compatible endpoint", () => {
     expect(object.metadata).toEqual({
       "hookline-workflow": "p_abc",
       "hookline-execution": "exe_123",
-      "hookline-step": "store",
+      "hookline-step": "notify",
     });
     expect(sent).toEqual({
       bucket: "out",
@@ -230,7 +210,7 @@ describe("$.send.s3 to an S3-compatible endpoint", () => {
 
     it("trusts nothing by default: AWS hosts resolving to a private address are refused", async () => {
       const destination = createS3Destination({ ...credentials, bucket: "out", region: "eu-west-1" });
-      cleanups.push(() => destination.close());
+      cleanup(() => destination.close());
       const error = await failure(sendToDestination({ s3: destination }, "s3", { payload: 1 }, context));
       expect(error.code).toBe("destination_unreachable");
       expect(error.message).toContain("https://out.s3.eu-west-1.amazonaws.com/");
@@ -240,17 +220,8 @@ describe("$.send.s3 to an S3-compatible endpoint", () => {
 });
 
 describe("S3 destination configuration", () => {
-  const problems = (options: Record<string, unknown>) => {
-    try {
-      createS3Destination(options as never).close();
-    } catch (error) {
-      expect(isHooklineError(error) && error.code).toBe("validation_failed");
-      return (error as { details: { problems: { message: string }[] } }).details.problems.map(
-        (p) => p.message,
-      );
-    }
-    return [];
-  };
+  const problems = (options: Record<string, unknown>) =>
+    configProblems(() => createS3Destination(options as never).close()).map((p) => p.message);
 
   it("names each wrong option", () => {
     expect(problems({ ...credentials })).toEqual([]);
@@ -279,11 +250,3 @@ describe("objectKey", () => {
     expect(objectKey("", new Date("2026-01-02T03:04:05.679Z")) > key.slice(5)).toBe(true);
   });
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

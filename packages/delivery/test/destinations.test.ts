@@ -1,12 +1,10 @@
 // What every $.send.email / $.send.s3 goes through: the message checks, the size caps, an
 // unconfigured destination, custom destinations, and the configuration from the environment.
-import { HooklineError, isHooklineError } from "@hookline/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { isHooklineError } from "@hookline/core";
+import { describe, expect, it } from "vitest";
 import {
   closeDestinations,
   DESTINATION_LIMITS,
-  type DestinationContext,
-  DestinationError,
   type Destinations,
   destinationOptionsFromEnv,
   destinationsFromEnv,
@@ -15,18 +13,9 @@ import {
 } from "../src/index.js";
 import { startS3StandIn } from "./stand-ins/s3.js";
 import { startSmtpStandIn } from "./stand-ins/smtp.js";
+import { configProblems, context, failure, useCleanups } from "./support.js";
 
-const context: DestinationContext = {
-  workspaceId: "ws_1",
-  workflowId: "p_1",
-  executionId: "exe_1",
-  stepName: "s",
-};
-
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanup = useCleanups();
 
 /** A destination set that records what reaches it. */
 function recording() {
@@ -47,15 +36,6 @@ function recording() {
     },
   };
   return { destinations, emails, objects };
-}
-
-async function failure(promise: Promise<unknown>): Promise<DestinationError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DestinationError);
-  return error as DestinationError;
 }
 
 describe("sendToDestination", () => {
@@ -284,17 +264,8 @@ describe("destinations from the environment", () => {
   });
 
   it("names the variables in its errors", () => {
-    const messages = (env: Record<string, string>) => {
-      try {
-        closeDestinations(destinationsFromEnv(env));
-      } catch (error) {
-        expect(error).toBeInstanceOf(HooklineError);
-        expect((error as HooklineError).code).toBe("validation_failed");
-        return ((error as HooklineError).details as { problems: { path: string; message: string }[] })
-          .problems;
-      }
-      return [];
-    };
+    const messages = (env: Record<string, string>) =>
+      configProblems(() => closeDestinations(destinationsFromEnv(env)));
     expect(messages({ HOOKLINE_EMAIL_TO: "me@example.com" })).toEqual([
       { code: "required", path: "HOOKLINE_SMTP_URL", message: "HOOKLINE_SMTP_URL is required" },
       { code: "required", path: "HOOKLINE_EMAIL_FROM", message: "HOOKLINE_EMAIL_FROM is required" },
@@ -320,14 +291,14 @@ describe("destinations from the environment", () => {
 
   it("sends through both defaults configured from the environment", async () => {
     const smtp = await startSmtpStandIn({ users: { bot: "pw" } });
-    cleanups.push(() => smtp.close());
+    cleanup(() => smtp.close());
     const s3 = await startS3StandIn({
       accessKeyId: "k",
       secretAccessKey: "s",
       region: "auto",
       buckets: ["out"],
     });
-    cleanups.push(() => s3.close());
+    cleanup(() => s3.close());
     const destinations = destinationsFromEnv({
       HOOKLINE_SMTP_URL: smtp.url({ user: "bot", pass: "pw" }),
       HOOKLINE_EMAIL_FROM: "bot@example.com",
@@ -338,7 +309,7 @@ describe("destinations from the environment", () => {
       HOOKLINE_S3_SECRET_ACCESS_KEY: "s",
       HOOKLINE_S3_BUCKET: "out",
     });
-    cleanups.push(() => closeDestinations(destinations));
+    cleanup(() => closeDestinations(destinations));
     await sendToDestination(destinations, "email", { subject: "From env", text: "T" }, context);
     const stored = await sendToDestination(
       destinations,
