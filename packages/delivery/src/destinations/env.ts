@@ -132,7 +132,7 @@ export function createDestinations(
     const s3 = options.s3 ? createS3Destination(options.s3, names.s3) : undefined;
     return { ...(email ? { email } : {}), ...(s3 ? { s3 } : {}) };
   } catch (error) {
-    email?.close();
+    void email?.close();
     throw error;
   }
 }

@@ -1,8 +1,7 @@
 /**
  * The default email destination: SMTP through nodemailer, to the one server the operator configured.
  */
-import { createTransport, type Transporter } from "nodemailer";
-import { parseConnectionUrl } from "nodemailer/lib/shared";
+import type { Transporter } from "nodemailer";
 import {
   asList,
   ConfigCheck,
@@ -68,14 +67,14 @@ function recipientMatcher(allowed: string[]): (address: string) => boolean {
   };
 }
 
-/** The nodemailer SMTP options of `url`, or problems with it. */
-function transportOptions(check: ConfigCheck, url: string, timeoutMs: number): Record<string, unknown> {
+/** The host of `url`, recording what is wrong with it. */
+function checkUrl(check: ConfigCheck, url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     check.add("url", "must be a URL such as smtp://user:pass@smtp.example.com:587");
-    return {};
+    return "";
   }
   if (parsed.protocol !== "smtp:" && parsed.protocol !== "smtps:") {
     check.add("url", `must start with smtp:// or smtps://, not ${parsed.protocol}//`);
@@ -89,17 +88,29 @@ function transportOptions(check: ConfigCheck, url: string, timeoutMs: number): R
       );
     }
   }
-  return {
+  return parsed.hostname.replace(/^\[|\]$/g, "");
+}
+
+/**
+ * Creates the nodemailer transport of `url` on first use: nodemailer is imported then, so a
+ * server that sends no email does not load it (it adds a noticeable part of a cold start).
+ */
+async function openTransport(url: string, host: string, timeoutMs: number): Promise<Transporter> {
+  const [{ createTransport }, { parseConnectionUrl }] = await Promise.all([
+    import("nodemailer"),
+    import("nodemailer/lib/shared"),
+  ]);
+  return createTransport({
     pool: true,
     ...parseConnectionUrl(url),
     // The host comes from the URL and nowhere else; nodemailer never reads files or URLs for us.
-    host: parsed.hostname.replace(/^\[|\]$/g, ""),
+    host,
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
     disableFileAccess: true,
     disableUrlAccess: true,
-  };
+  });
 }
 
 // nodemailer's errors: `responseCode` when the server answered, `code` (`ECONNECTION`, `EAUTH`...).
@@ -173,8 +184,7 @@ export function createSmtpDestination(
   const check = new ConfigCheck("The email destination", names);
   const timeoutMs = checkTimeout(check, options.timeoutMs, DEFAULT_SMTP_TIMEOUT_MS);
   if (typeof options.url !== "string" || options.url === "") check.add("url", "is required", "required");
-  const smtp =
-    typeof options.url === "string" && options.url ? transportOptions(check, options.url, timeoutMs) : {};
+  const host = typeof options.url === "string" && options.url ? checkUrl(check, options.url) : "";
   if (typeof options.from !== "string" || options.from === "") check.add("from", "is required", "required");
   else if (parseAddresses(options.from)?.length !== 1) {
     check.add("from", "must be one email address, such as Hookline <hookline@example.com>");
@@ -193,7 +203,7 @@ export function createSmtpDestination(
   }
   check.throwIfAny();
   const isAllowed = recipientMatcher(allowed);
-  const transporter: Transporter = createTransport(smtp);
+  let transporter: Promise<Transporter> | undefined;
 
   /** The recipients of `message`, or `invalid_send` naming the one not allowed. */
   function recipients(message: EmailMessage): string[] {
@@ -249,7 +259,8 @@ export function createSmtpDestination(
       };
       let info: { messageId?: string; accepted?: unknown[]; rejected?: unknown[]; response?: string };
       try {
-        info = await transporter.sendMail(mail);
+        transporter ??= openTransport(options.url, host, timeoutMs);
+        info = await (await transporter).sendMail(mail);
       } catch (error) {
         if (context.signal?.aborted) throw context.signal.reason;
         throw sendFailure(error);
@@ -263,8 +274,8 @@ export function createSmtpDestination(
         response: info.response ?? "",
       };
     },
-    close() {
-      transporter.close();
+    async close() {
+      (await transporter)?.close();
     },
   };
 }
