@@ -54,6 +54,12 @@ describe("sendToDestination", () => {
     expect(objects).toEqual([{ bucket: "b-1", prefix: "p/", body: '{"a":[1]}' }]);
   });
 
+  it("refuses a kind that is not a destination", async () => {
+    await expect(sendToDestination({}, "http" as "s3", { payload: 1 }, context)).rejects.toThrow(
+      'No destination kind "http" (email or s3)',
+    );
+  });
+
   it.each(["email", "s3"] as const)(
     "fails $.send.%s with destination_not_configured naming the settings",
     async (kind) => {

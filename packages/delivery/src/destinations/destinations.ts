@@ -111,6 +111,7 @@ export async function sendToDestination<K extends DestinationKind>(
     if (!destinations.email) throw notConfigured("email");
     return (await destinations.email.send(message, context)) as SendResults[K];
   }
+  if (kind !== "s3") throw new TypeError(`No destination kind ${JSON.stringify(kind)} (email or s3)`);
   const { message, body } = parseS3Message(payload);
   if (!destinations.s3) throw notConfigured("s3");
   return (await destinations.s3.send({ ...message, body }, context)) as SendResults[K];
