@@ -1,0 +1,62 @@
+/** How `pd` is started: `npx pd` in a checkout, `npm run pd`, and the installed package. */
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { baseEnv, ROOT, tempDir } from "./_helpers.js";
+
+const LINK = join(ROOT, "node_modules", ".bin", "pd");
+const WRAPPER = join(ROOT, "packages", "cli", "bin", "pd.js");
+
+describe.concurrent("the pd executable", () => {
+  it("npm install links node_modules/.bin/pd, which runs the sources from any folder without a build", () => {
+    expect(existsSync(LINK)).toBe(true);
+    expect(realpathSync(LINK)).toBe(realpathSync(WRAPPER));
+    const dir = tempDir();
+    const help = spawnSync(LINK, ["--help"], { cwd: dir, env: baseEnv(), encoding: "utf8" });
+    expect(help.stderr).toBe("");
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: pd <command>/);
+    const unknown = spawnSync(LINK, ["nope"], { cwd: dir, env: baseEnv(), encoding: "utf8" });
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toMatch(/^usage: unknown command "nope"/);
+  }, 30_000);
+
+  it("npm run pd writes relative paths in the folder it was typed in, not the repository root", () => {
+    const dir = tempDir();
+    const run = spawnSync(
+      "npm",
+      ["--prefix", ROOT, "run", "-s", "pd", "--", "init", "source", "first-hour"],
+      {
+        cwd: dir,
+        env: baseEnv(),
+        encoding: "utf8",
+      },
+    );
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(existsSync(join(dir, "first-hour.mjs"))).toBe(true);
+    expect(existsSync(join(ROOT, "first-hour.mjs"))).toBe(false);
+  }, 30_000);
+
+  it("installed (no sources beside it), the executable runs the built dist/bin.js; the package ships both", () => {
+    const pkg = tempDir();
+    mkdirSync(join(pkg, "bin"));
+    mkdirSync(join(pkg, "dist"));
+    copyFileSync(WRAPPER, join(pkg, "bin", "pd.js"));
+    writeFileSync(join(pkg, "package.json"), '{"type": "module"}');
+    writeFileSync(join(pkg, "dist", "bin.js"), 'console.log("dist", process.argv.slice(2).join(" "));');
+    const run = spawnSync(process.execPath, [join(pkg, "bin", "pd.js"), "list", "sources"], {
+      cwd: tempDir(),
+      env: baseEnv(),
+      encoding: "utf8",
+    });
+    expect(run.stdout).toBe("dist list sources\n");
+    const manifest = JSON.parse(readFileSync(join(ROOT, "packages", "cli", "package.json"), "utf8")) as {
+      bin: Record<string, string>;
+      files: string[];
+    };
+    expect(manifest.bin).toEqual({ pd: "./bin/pd.js" });
+    expect(manifest.files).toEqual(expect.arrayContaining(["bin", "dist"]));
+  });
+});
