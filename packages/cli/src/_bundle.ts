@@ -1,6 +1,7 @@
 /** Bundles a component file with its relative imports into one ES module (bare imports stay external). */
 import { readFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
+import { formatCodeFrame } from "@hookline/core";
 import { CliError } from "./_output.js";
 
 /** A bundled component, ready for `component_code`. */
@@ -43,14 +44,9 @@ export async function bundleComponent(file: string): Promise<BundledComponent> {
     const code = result.outputFiles[0]?.text ?? "";
     return { code, filename: `${basename(path, ext)}.mjs` };
   } catch (error) {
-    const messages = (
-      error as { errors?: Array<{ text: string; location?: { file: string; line: number } | null }> }
-    ).errors;
-    const detail = messages?.length
-      ? messages
-          .map((m) => (m.location ? `${m.location.file}:${m.location.line}: ${m.text}` : m.text))
-          .join("; ")
-      : (error as Error).message;
-    throw new CliError("bundle_failed", `${file}: ${detail}`);
+    const messages = (error as { errors?: import("esbuild").Message[] }).errors ?? [];
+    const formatted = [...new Set(messages.map((m) => formatCodeFrame(m.text, m.location)))];
+    const more = formatted.length > 1 ? `\n(and ${formatted.length - 1} more)` : "";
+    throw new CliError("bundle_failed", formatted[0] ? `${formatted[0]}${more}` : `${file}: ${error}`);
   }
 }

@@ -3,6 +3,8 @@
  * package runs anywhere JavaScript does.
  * @packageDocumentation
  */
+
+export * from "./code-frame.js";
 export * from "./dedupe.js";
 export * from "./define.js";
 export * from "./description.js";

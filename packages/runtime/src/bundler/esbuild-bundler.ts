@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, posix, sep } from "node:path";
+import { formatCodeFrame } from "@hookline/core";
 import { LRUCache } from "lru-cache";
 import type { LoadInput } from "../types.js";
 import { parseSpecifier } from "./_semver.js";
@@ -58,6 +59,33 @@ export class BundleError extends Error {
     super(message);
     this.name = "BundleError";
   }
+}
+
+/**
+ * A failed build as a {@link BundleError}: the first error at its place (`file:line:column`, the
+ * line and a caret), each distinct error once; a missing file or package is `module_not_found`.
+ */
+function bundleError(entryName: string, error: unknown): BundleError {
+  const messages = (error as { errors?: import("esbuild").Message[] }).errors ?? [];
+  const formatted = [
+    ...new Set(
+      messages.map((m) =>
+        formatCodeFrame(
+          m.text,
+          m.location && { ...m.location, file: m.location.file.replace(/^(hookline:)?\/component\//, "") },
+        ),
+      ),
+    ),
+  ];
+  const first = formatted[0];
+  if (first === undefined) return new BundleError("bundle_failed", `Bundling ${entryName} failed: ${error}`);
+  const missing = messages.find((m) => m.text.startsWith("Cannot find"));
+  const more = formatted.length > 1 ? `\n(and ${formatted.length - 1} more)` : "";
+  return new BundleError(
+    missing ? "module_not_found" : "bundle_failed",
+    missing ? missing.text : `${first}${more}`,
+    formatted.map((f) => f.split("\n")[0] as string),
+  );
 }
 
 async function loadEsbuild(
@@ -239,13 +267,7 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
         plugins: [plugin],
       });
     } catch (error) {
-      const errors = ((error as { errors?: { text: string }[] }).errors ?? []).map((e) => e.text);
-      const missing = errors.find((e) => e.startsWith("Cannot find"));
-      throw new BundleError(
-        missing ? "module_not_found" : "bundle_failed",
-        missing ?? `Bundling ${input.filename} failed: ${errors.join("; ") || String(error)}`,
-        errors,
-      );
+      throw bundleError(entryName, error);
     }
     const code = result.outputFiles[0]?.text ?? "";
     return {

@@ -79,6 +79,14 @@ function loadComponent(factory, describe) {
   var module = { exports: {} };
   factory(module, module.exports, requireBuiltin);
   var exp = module.exports;
+  // An ES module without `export default` (esbuild marks ES modules with __esModule).
+  if (exp && exp.__esModule && !("default" in exp)) {
+    var named = Object.keys(exp);
+    throw new TypeError(
+      "The module has no default export: export the component with `export default { ... }`" +
+        (named.length ? " (it exports " + named.join(", ") + ")" : ""),
+    );
+  }
   var def = exp && typeof exp === "object" && "default" in exp ? exp.default : exp;
   definition = def;
   var logs = orphanLogs;
