@@ -38,7 +38,7 @@ import {
   type IngressResponse,
 } from "./types.js";
 import { componentView } from "./views.js";
-import { createWebhooksApi, type SubscriptionsApi, type WebhooksApi } from "./webhooks.js";
+import { createUrlWarner, createWebhooksApi, type SubscriptionsApi, type WebhooksApi } from "./webhooks.js";
 import { type ApiKeysApi, createApiKeysApi, createWorkspacesApi, type WorkspacesApi } from "./workspaces.js";
 
 /** The Hookline engine. */
@@ -192,7 +192,19 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     wakeWorker,
   };
   const timerLoop = createTimerLoop(() => tick(ctx), options.timerPollMs ?? 1000);
-  const { webhooks, subscriptions } = createWebhooksApi(store, box, clock, wakeWorker);
+  // With its own transport the engine knows the SSRF guard's settings and warns of refused URLs.
+  const { webhooks, subscriptions } = createWebhooksApi(
+    store,
+    box,
+    clock,
+    wakeWorker,
+    ownsTransport
+      ? createUrlWarner({
+          allowPrivate: options.allowPrivateUrls === true,
+          allowList: options.allowList ?? [],
+        })
+      : undefined,
+  );
   let started = false;
   let closed = false;
 

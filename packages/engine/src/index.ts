@@ -41,6 +41,7 @@ export {
   SECRET_ROTATION_OVERLAP_MS,
   type SubscriptionsApi,
   type WebhookInput,
+  type WebhookResult,
   type WebhooksApi,
   type WebhookView,
 } from "./webhooks.js";

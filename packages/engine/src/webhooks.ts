@@ -3,8 +3,15 @@
  * (`whsec_...`) are encrypted at rest; a rotation keeps the previous secret valid for 24 hours, and
  * deliveries are signed with every valid secret meanwhile.
  */
+
+import { isIP } from "node:net";
 import { HooklineError } from "@hookline/core";
-import { generateWebhookSecret } from "@hookline/delivery";
+import {
+  createGuardedLookup,
+  createUrlChecker,
+  generateWebhookSecret,
+  type SsrfGuardOptions,
+} from "@hookline/delivery";
 import type { Attempt, Delivery, DeliveryState, Page, Store, Subscription, Webhook } from "@hookline/store";
 import type { Clock } from "./clock.js";
 import type { SecretBox } from "./secrets.js";
@@ -26,6 +33,15 @@ export interface WebhookView {
   updatedAt: number;
 }
 
+/** A webhook just created or changed, with what its owner should know about it. */
+export interface WebhookResult extends WebhookView {
+  /**
+   * Set when deliveries to the URL will be refused: it resolves to a loopback, private or
+   * reserved address that the SSRF guard blocks. Each says how to allow it.
+   */
+  warnings?: string[];
+}
+
 /** Fields of a webhook a user sets. */
 export interface WebhookInput {
   url: string;
@@ -41,14 +57,20 @@ export interface DeliveryView extends Delivery {
 
 /** The webhooks API of the engine. */
 export interface WebhooksApi {
-  /** Creates a webhook with a fresh `whsec_` secret. `url` must be http(s) with a host (422 `invalid_url`). */
-  create(workspaceId: string, input: WebhookInput): Promise<WebhookView>;
+  /**
+   * Creates a webhook with a fresh `whsec_` secret. `url` must be http(s) with a host (422
+   * `invalid_url`). A URL the SSRF guard refuses is kept, with a warning in `warnings`.
+   */
+  create(workspaceId: string, input: WebhookInput): Promise<WebhookResult>;
   /** A webhook (404 `not_found` when absent). */
   get(workspaceId: string, id: string): Promise<WebhookView>;
   /** The workspace's webhooks. */
   list(workspaceId: string): Promise<WebhookView[]>;
-  /** Changes url, name, description or active (re-activating clears `disabledReason`). */
-  update(workspaceId: string, id: string, patch: Partial<WebhookInput>): Promise<WebhookView>;
+  /**
+   * Changes url, name, description or active (re-activating clears `disabledReason`). A URL the
+   * SSRF guard refuses is kept, with a warning in `warnings`.
+   */
+  update(workspaceId: string, id: string, patch: Partial<WebhookInput>): Promise<WebhookResult>;
   /** Deletes a webhook, its subscriptions, and stops its pending deliveries. */
   delete(workspaceId: string, id: string): Promise<void>;
   /** The current signing secret. */
@@ -104,6 +126,39 @@ export function checkWebhookUrl(url: unknown): string {
   return parsed.href;
 }
 
+/** How long creating a webhook waits for its host name to resolve before giving up on warning. */
+const LOOKUP_WAIT_MS = 2_000;
+
+/**
+ * Returns a check that says why the SSRF guard with `guard` would refuse deliveries to a URL (a
+ * literal address, or a host name resolving to one), with how to allow it; undefined when it is
+ * allowed or its host does not resolve (in time). @internal
+ */
+export function createUrlWarner(guard: SsrfGuardOptions): (url: string) => Promise<string | undefined> {
+  const check = createUrlChecker(guard);
+  const lookup = createGuardedLookup(guard);
+  const advice =
+    "Deliveries to it will fail with ssrf_blocked. To allow it, start the server with --allow-private-urls " +
+    "(or --dev, which allows loopback), or add the address or host to the allow-list (--allow-url, or " +
+    "allowPrivateUrls / allowList in createHookline).";
+  return async (url) => {
+    let hostname: string;
+    try {
+      hostname = check(url).hostname;
+    } catch (error) {
+      return `${url} is refused by the SSRF guard: ${(error as Error).message}. ${advice}`;
+    }
+    if (isIP(hostname.replace(/^\[|\]$/g, ""))) return undefined;
+    const refused = await new Promise<string | undefined>((resolve) => {
+      setTimeout(() => resolve(undefined), LOOKUP_WAIT_MS).unref();
+      lookup(hostname, { all: true }, (error) => {
+        resolve((error as { code?: string } | null)?.code === "ssrf_blocked" ? error?.message : undefined);
+      });
+    });
+    return refused ? `${url} is refused by the SSRF guard: ${refused}. ${advice}` : undefined;
+  };
+}
+
 function view(w: Webhook): WebhookView {
   const out: WebhookView = {
     id: w.id,
@@ -125,7 +180,13 @@ export function createWebhooksApi(
   box: SecretBox,
   clock: Clock,
   onRetry: () => void,
+  warnUrl: (url: string) => Promise<string | undefined> = async () => undefined,
 ): { webhooks: WebhooksApi; subscriptions: SubscriptionsApi } {
+  const withWarnings = async (w: Webhook, checked: boolean): Promise<WebhookResult> => {
+    const warning = checked ? await warnUrl(w.url) : undefined;
+    return warning ? { ...view(w), warnings: [warning] } : view(w);
+  };
+
   async function webhookOrThrow(workspaceId: string, id: string): Promise<Webhook> {
     const w = await store.webhooks.get(workspaceId, id);
     if (!w) throw new HooklineError("not_found", `No webhook ${id} in this workspace`);
@@ -143,7 +204,7 @@ export function createWebhooksApi(
         active: input.active ?? true,
         secrets: [{ value: box.seal(generateWebhookSecret()), createdAt: clock.now() }],
       });
-      return view(created);
+      return withWarnings(created, true);
     },
     async get(workspaceId, id) {
       return view(await webhookOrThrow(workspaceId, id));
@@ -166,7 +227,7 @@ export function createWebhooksApi(
       }
       const updated = await store.webhooks.update(workspaceId, id, changes);
       if (!updated) throw new HooklineError("not_found", `No webhook ${id} in this workspace`);
-      return view(updated);
+      return withWarnings(updated, changes.url !== undefined || patch.active === true);
     },
     async delete(workspaceId, id) {
       if (!(await store.webhooks.delete(workspaceId, id))) {

@@ -21,11 +21,17 @@ export interface RouteContext<P = Record<string, unknown>> {
 }
 
 /**
- * What a handler returns: `data` (wrapped as `{ data }`), a list, or a ready Response. A list gives
- * the cursor that continues after each item, so a page cut short by its byte budget can end there.
+ * What a handler returns: `data` (wrapped as `{ data }`, with `warnings` beside it when there are
+ * any), a list, or a ready Response. A list gives the cursor that continues after each item, so a
+ * page cut short by its byte budget can end there.
  */
 export type RouteResult =
-  | { data: unknown }
+  | {
+      /** The response's `data`. */
+      data: unknown;
+      /** Things to know about the result, for people; sent beside `data` when there are any. */
+      warnings?: string[];
+    }
   | {
       /** The items of this page. */
       list: unknown[];
@@ -57,6 +63,8 @@ export interface Route {
   data?: TSchema;
   /** A list response with `page_info`. */
   list?: boolean;
+  /** The response may carry `warnings` (strings for people) beside `data`. */
+  warnings?: boolean;
   /** Default true: needs `Authorization: Bearer <api key>`. */
   auth?: boolean;
   /** Response content type when not JSON (for example `text/event-stream`). */

@@ -230,7 +230,10 @@ export function createHandler(
     if ("list" in result) {
       return jsonResponse(200, listBody(result.list, result.pageInfo, result.cursor, maxPageBytes));
     }
-    return jsonResponse(200, { data: result.data });
+    return jsonResponse(200, {
+      data: result.data,
+      ...(result.warnings?.length ? { warnings: result.warnings } : {}),
+    });
   }
 
   return async (request: Request): Promise<Response> => {

@@ -27,6 +27,9 @@ const ErrorBody = {
   },
 };
 
+const WARNINGS =
+  "Things to know about the result, for people: a webhook URL the SSRF guard refuses, and how to allow it";
+
 const PageInfo = {
   type: "object",
   required: ["count", "start_cursor", "end_cursor"],
@@ -85,7 +88,16 @@ export function buildOpenApi(routes: Route[]): Record<string, unknown> {
                     required: ["data", "page_info"],
                     properties: { data: { type: "array", items: data }, page_info: PageInfo },
                   }
-                : { type: "object", required: ["data"], properties: { data } },
+                : {
+                    type: "object",
+                    required: ["data"],
+                    properties: {
+                      data,
+                      ...(route.warnings
+                        ? { warnings: { type: "array", items: { type: "string" }, description: WARNINGS } }
+                        : {}),
+                    },
+                  },
             },
           },
         };

@@ -1,5 +1,6 @@
 /** `/v1/webhooks`: create, list, read, change and delete webhooks; secrets, deliveries, retries. */
 import { HooklineError } from "@hookline/core";
+import type { WebhookResult } from "@hookline/engine";
 import Type from "typebox";
 import { defineRoute } from "../_define.js";
 import { deliveryJson, webhookJson } from "../_json.js";
@@ -12,6 +13,11 @@ const WebhookFields = {
   active: Type.Optional(Type.Boolean()),
 };
 
+/** A created or changed webhook, with the engine's warnings (an address the SSRF guard refuses). */
+function withWarnings(webhook: WebhookResult): { data: unknown; warnings?: string[] } {
+  return { data: webhookJson(webhook), ...(webhook.warnings ? { warnings: webhook.warnings } : {}) };
+}
+
 /** The webhook routes. */
 export const webhookRoutes = [
   defineRoute({
@@ -21,8 +27,9 @@ export const webhookRoutes = [
     summary: "Create a webhook (url required: http or https with a host)",
     params: Type.Object({ url: Type.String({ description: "Where events are POSTed" }), ...WebhookFields }),
     data: WebhookData,
+    warnings: true,
     async handler({ hookline, workspaceId, params }) {
-      return { data: webhookJson(await hookline.webhooks.create(workspaceId, params)) };
+      return withWarnings(await hookline.webhooks.create(workspaceId, params));
     },
   }),
   defineRoute({
@@ -55,8 +62,9 @@ export const webhookRoutes = [
     summary: "Change a webhook's url, name, description or active flag",
     params: Type.Object({ url: Type.Optional(Type.String()), ...WebhookFields }),
     data: WebhookData,
+    warnings: true,
     async handler({ hookline, workspaceId, path, params }) {
-      return { data: webhookJson(await hookline.webhooks.update(workspaceId, path.id as string, params)) };
+      return withWarnings(await hookline.webhooks.update(workspaceId, path.id as string, params));
     },
   }),
   defineRoute({
