@@ -1,5 +1,5 @@
 /** A small client of the `/v1` REST API over global `fetch`, and an SSE reader. */
-import { CliError } from "./_output.js";
+import { CliError, note, style } from "./_output.js";
 
 /** A page of a list route. */
 export interface Page<T> {
@@ -12,6 +12,8 @@ export interface ApiClient {
   readonly baseUrl: string;
   /** Calls a route and returns its `data`; an error body becomes a {@link CliError}. */
   request<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  /** Calls a route and returns its `data` and the `warnings` beside it (empty when none). */
+  send<T = unknown>(method: string, path: string, body?: unknown): Promise<{ data: T; warnings: string[] }>;
   /** Calls a list route and returns the whole response. */
   list<T = unknown>(path: string): Promise<Page<T>>;
   /**
@@ -81,6 +83,10 @@ export function createApiClient(baseUrl: string, apiKey: string | undefined): Ap
     baseUrl,
     async request<T>(method: string, path: string, body?: unknown) {
       return ((await call(method, path, body)) as { data: T }).data;
+    },
+    async send<T>(method: string, path: string, body?: unknown) {
+      const { data, warnings } = (await call(method, path, body)) as { data: T; warnings?: string[] };
+      return { data, warnings: warnings ?? [] };
     },
     async list<T>(path: string) {
       return (await call("GET", path)) as Page<T>;
@@ -175,19 +181,55 @@ export interface SourceJson {
 }
 
 /**
- * Finds a source by id, name slug or exact name: the API resolves ids and slugs; a name that is
- * not a slug is looked up in the list.
+ * Finds a source by id (`dc_...`), name slug or exact name. Names resolve exactly: a slug wins over
+ * a name; a name several sources share is `ambiguous_name` listing their slugs. When other sources
+ * bear the name of the one picked by slug, a note on stderr says which one this is, so a command
+ * never silently shows another source than the one meant.
  */
 export async function resolveSource(client: ApiClient, ref: string): Promise<SourceJson> {
-  try {
-    return await client.request<SourceJson>("GET", `/v1/sources/${encodeURIComponent(ref)}`);
-  } catch (error) {
-    if (!(error instanceof CliError) || error.code !== "not_found") throw error;
-    const page = await client.list<SourceJson>("/v1/sources?limit=100");
-    const match = page.data.find((s) => s.name === ref);
-    if (match) return match;
-    throw error;
+  if (/^dc_[0-9A-Za-z]+$/.test(ref)) {
+    return client.request<SourceJson>("GET", `/v1/sources/${encodeURIComponent(ref)}`);
   }
+  const sources = await listAll<SourceJson>(client, "/v1/sources");
+  const bySlug = sources.find((s) => s.name_slug === ref);
+  const named = sources.filter((s) => s.name === ref && s !== bySlug);
+  const label = (s: SourceJson) => `${s.name_slug} (${s.id})`;
+  if (bySlug) {
+    if (named.length > 0) {
+      note(
+        style.yellow(
+          `${ref} is ${label(bySlug)}; also named "${ref}": ${named.map(label).join(", ")}`,
+          process.stderr,
+        ),
+      );
+    }
+    return bySlug;
+  }
+  const [only, ...others] = named;
+  if (only && others.length === 0) return only;
+  if (only) {
+    throw new CliError(
+      "ambiguous_name",
+      `${named.length} sources are named "${ref}": ${named.map(label).join(", ")}; name one by its slug or id`,
+    );
+  }
+  throw new CliError("not_found", `No source ${ref} in this workspace`);
+}
+
+/** Every item of a list route, following `end_cursor`. */
+export async function listAll<T>(client: ApiClient, path: string): Promise<T[]> {
+  const items: T[] = [];
+  let after: string | null | undefined;
+  for (let i = 0; i < 1000; i++) {
+    const sep = path.includes("?") ? "&" : "?";
+    const page = await client.list<T>(
+      `${path}${sep}limit=100${after ? `&after=${encodeURIComponent(after)}` : ""}`,
+    );
+    items.push(...page.data);
+    after = page.page_info?.end_cursor;
+    if (!after || page.data.length < 100) break;
+  }
+  return items;
 }
 
 /** A webhook as the API returns it. */
@@ -207,8 +249,7 @@ export interface WebhookJson {
  */
 export async function resolveWebhook(client: ApiClient, ref: string): Promise<WebhookJson> {
   if (/^wh_/.test(ref)) return client.request<WebhookJson>("GET", `/v1/webhooks/${encodeURIComponent(ref)}`);
-  const page = await client.list<WebhookJson>("/v1/webhooks?limit=100");
-  const match = page.data.find((w) => w.name === ref);
+  const match = (await listAll<WebhookJson>(client, "/v1/webhooks")).find((w) => w.name === ref);
   if (match) return match;
   throw new CliError("not_found", `No webhook named ${ref} in this workspace`);
 }

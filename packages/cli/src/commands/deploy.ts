@@ -2,6 +2,7 @@
  * `pd deploy <file|registry key|url>`: deploy a component file (relative imports bundled), a
  * registry component or a URL as a source. On a terminal, missing required props are asked for.
  */
+import { uniqueSlug } from "@hookline/core";
 import type { ApiClient, SourceJson } from "../_api.js";
 import { _flag, _required, _str, _strs, type ParsedArgs } from "../_args.js";
 import { bundleComponent } from "../_bundle.js";
@@ -119,10 +120,15 @@ function _isActionError(error: unknown): boolean {
   return error instanceof CliError && error.code === "bad_request" && /\baction\b/.test(error.message);
 }
 
-/** Prints a deployed source for people. @internal */
+/**
+ * Prints a deployed source for people, by its name slug (what later commands take). A name that
+ * another source has already is said so: `Deployed hello-1 (dc_...), name hello was taken`.
+ * @internal
+ */
 export function _printSource(source: SourceJson, verb: string): void {
+  const taken = source.name_slug !== uniqueSlug(source.name, []) ? `, name ${source.name} was taken` : "";
   out(
-    `${style.green("✔")} ${verb} ${style.bold(source.name)} (${source.id})${source.active ? "" : " [inactive]"}`,
+    `${style.green("✔")} ${verb} ${style.bold(source.name_slug)} (${source.id})${taken}${source.active ? "" : " [inactive]"}`,
   );
   if (source.endpoint_url) out(`  endpoint: ${style.cyan(source.endpoint_url)}`);
 }

@@ -1,26 +1,10 @@
 /** `pd list sources|webhooks|subscriptions|components|registry`. */
-import type { ApiClient } from "../_api.js";
+import { listAll } from "../_api.js";
 import { _flag, _required } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
 import { CliError, printJson, printTable } from "../_output.js";
 
 type Row = Record<string, unknown>;
-
-/** Every item of a list route, following `end_cursor`. @internal */
-export async function _listAll(client: ApiClient, path: string): Promise<Row[]> {
-  const items: Row[] = [];
-  let after: string | null | undefined;
-  for (let i = 0; i < 100; i++) {
-    const sep = path.includes("?") ? "&" : "?";
-    const page = await client.list<Row>(
-      `${path}${sep}limit=100${after ? `&after=${encodeURIComponent(after)}` : ""}`,
-    );
-    items.push(...page.data);
-    after = page.page_info?.end_cursor;
-    if (!after || page.data.length < 100) break;
-  }
-  return items;
-}
 
 const KINDS: Record<string, { path: string; columns: string[] }> = {
   sources: { path: "/v1/sources", columns: ["id", "name", "active", "endpoint_url"] },
@@ -40,7 +24,7 @@ export default defineCommand({
     const spec = KINDS[kind];
     if (!spec)
       throw new CliError("usage", `cannot list "${kind}": use one of ${Object.keys(KINDS).join(", ")}`);
-    const items = await _listAll(_client(args), spec.path);
+    const items = await listAll<Row>(_client(args), spec.path);
     if (_flag(args, "json")) printJson(items);
     else
       printTable(

@@ -1,10 +1,9 @@
 /** `pd logs <id|name> [-f]`: a source's log lines; `-f` follows them live. */
-import { resolveSource } from "../_api.js";
+import { listAll, resolveSource } from "../_api.js";
 import { _flag, _required } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
 import { _printLog, _sseJson, _untilInterrupted, type LogJson } from "../_follow.js";
 import { note, style } from "../_output.js";
-import { _listAll } from "./list.js";
 
 export default defineCommand({
   name: "logs",
@@ -16,7 +15,7 @@ export default defineCommand({
     const json = _flag(args, "json");
     const client = _client(args);
     const source = await resolveSource(client, ref);
-    const logs = (await _listAll(client, `/v1/sources/${source.id}/logs`)) as unknown as LogJson[];
+    const logs = await listAll<LogJson>(client, `/v1/sources/${source.id}/logs`);
     for (const log of logs) _printLog(log, json);
     if (!_flag(args, "follow")) return;
     const last = logs.at(-1)?.seq;
