@@ -66,3 +66,35 @@ export function _int(args: ParsedArgs, name: string, fallback: number, min: numb
   }
   return n;
 }
+
+const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * Parses a duration: a number with a unit (`500ms`, `30s`, `5m`, `2h`, `7d`), or a plain number of
+ * `plainUnit`s. Undefined when it is not one.
+ * @internal
+ */
+export function _parseDuration(text: string, plainUnit: "ms" | "s" = "ms"): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(text.trim());
+  if (!match) return undefined;
+  return Math.round(Number(match[1]) * (UNITS[match[2] ?? plainUnit] as number));
+}
+
+/**
+ * A point in time: a duration ago (`24h`, `7d`), an ISO date, or epoch seconds; a `usage` error
+ * naming `--name` otherwise. Returns epoch milliseconds.
+ * @internal
+ */
+export function _time(name: string, text: string, now = Date.now()): number {
+  if (/^\d{9,}$/.test(text)) return Number(text) * 1000;
+  const ago = /[a-z]$/.test(text) ? _parseDuration(text) : undefined;
+  if (ago !== undefined) return now - ago;
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) {
+    throw new CliError(
+      "usage",
+      `--${name} ${text}: give a time ago (30m, 24h, 7d), an ISO date (2026-01-31T12:00:00Z) or epoch seconds`,
+    );
+  }
+  return date;
+}

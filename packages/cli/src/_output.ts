@@ -42,6 +42,11 @@ export function note(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
+/** Prints each warning in yellow on stderr (`warning: ...`). */
+export function printWarnings(warnings: readonly string[]): void {
+  for (const warning of warnings) note(style.yellow(`warning: ${warning}`, process.stderr));
+}
+
 /** Prints a value as indented JSON on stdout. */
 export function printJson(value: unknown): void {
   out(JSON.stringify(value, null, 2));

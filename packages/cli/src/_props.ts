@@ -13,25 +13,30 @@ export function parsePropValue(raw: string): unknown {
 
 /**
  * Merges the props of a JSON file with `--prop k=v` pairs (pairs win). A pair without `=` or a
- * file that is not a JSON object is a `usage` error naming it.
+ * file that is not a JSON object is a `usage` error naming it (`--<flag>`, `--<flag>s-file`).
  */
-export function collectProps(pairs: string[], file?: string): Record<string, unknown> {
+export function collectProps(
+  pairs: string[],
+  file?: string,
+  flag = "prop",
+  fileFlag = `${flag}s-file`,
+): Record<string, unknown> {
   const props: Record<string, unknown> = {};
   if (file) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(readFileSync(file, "utf8"));
     } catch (error) {
-      throw new CliError("usage", `--props-file ${file}: ${(error as Error).message}`);
+      throw new CliError("usage", `--${fileFlag} ${file}: ${(error as Error).message}`);
     }
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-      throw new CliError("usage", `--props-file ${file}: expected a JSON object of prop values`);
+      throw new CliError("usage", `--${fileFlag} ${file}: expected a JSON object of values`);
     }
     Object.assign(props, parsed);
   }
   for (const pair of pairs) {
     const eq = pair.indexOf("=");
-    if (eq <= 0) throw new CliError("usage", `--prop ${pair}: expected name=value`);
+    if (eq <= 0) throw new CliError("usage", `--${flag} ${pair}: expected name=value`);
     props[pair.slice(0, eq)] = parsePropValue(pair.slice(eq + 1));
   }
   return props;

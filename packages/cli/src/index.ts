@@ -6,6 +6,7 @@
 
 import { _runCommand, type Command } from "./_command.js";
 import { CliError, formatError, out } from "./_output.js";
+import accounts from "./commands/accounts.js";
 import deleteCommand from "./commands/delete.js";
 import deploy from "./commands/deploy.js";
 import dev from "./commands/dev.js";
@@ -15,6 +16,7 @@ import list from "./commands/list.js";
 import login from "./commands/login.js";
 import logs from "./commands/logs.js";
 import publish from "./commands/publish.js";
+import run from "./commands/run.js";
 import serve from "./commands/serve.js";
 import subscriptions from "./commands/subscriptions.js";
 import update from "./commands/update.js";
@@ -23,6 +25,7 @@ import webhooks from "./commands/webhooks.js";
 export {
   type ApiClient,
   createApiClient,
+  listAll,
   resolveSource,
   resolveWebhook,
   type SourceJson,
@@ -44,11 +47,13 @@ export const commands: Record<string, Command> = Object.fromEntries(
     dev,
     update,
     deleteCommand,
+    run,
     publish,
     logs,
     events,
     webhooks,
     subscriptions,
+    accounts,
     init,
   ].map((c) => [c.name, c]),
 );

@@ -2,7 +2,7 @@
 import { resolveSource } from "../_api.js";
 import { _flag, _required } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
-import { note, out, printJson, style } from "../_output.js";
+import { out, printJson, printWarnings, style } from "../_output.js";
 
 export default defineCommand({
   name: "delete",
@@ -21,7 +21,7 @@ export default defineCommand({
       printJson({ id: source.id, ...result });
       return;
     }
-    for (const warning of result.warnings ?? []) note(style.yellow(`warning: ${warning}`, process.stderr));
+    printWarnings(result.warnings ?? []);
     out(`${style.green("✔")} Deleted ${style.bold(source.name)} (${source.id})`);
   },
 });

@@ -5,12 +5,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 // Only types at the top: the engine loads when `pd serve` runs, so other commands start fast.
-import type { Hookline } from "@hookline/engine";
+import type { EngineWorkerOptions, Hookline } from "@hookline/engine";
 import type { Store } from "@hookline/store";
 import { _flag, _int, _str } from "../_args.js";
 import { defineCommand } from "../_command.js";
 import { DEFAULT_DATA_DIR } from "../_config.js";
 import { CliError, note, out, style } from "../_output.js";
+import { outboundLine, readServeSettings, SETTING_OPTIONS } from "../_serve-settings.js";
 
 /** Writes a secret file with mode 600. @internal */
 function _writeSecret(path: string, value: string): void {
@@ -106,11 +107,32 @@ async function _ensureApiKey(
   return { created: key, where: keyFile ? `saved in ${keyFile}` : "not saved (memory store)" };
 }
 
+/**
+ * An `onAttempt` hook that says in the server log, once per webhook, that the SSRF guard refused a
+ * delivery, and how to let it through and send it again. @internal
+ */
+function _logRefusedOnce(): NonNullable<EngineWorkerOptions["onAttempt"]> {
+  const told = new Set<string>();
+  return ({ delivery, error }) => {
+    if (error !== "ssrf_blocked" || told.has(delivery.webhook.id)) return;
+    told.add(delivery.webhook.id);
+    note(
+      style.yellow(
+        `warning: a delivery to webhook ${delivery.webhook.id} (${delivery.webhook.url}) was refused by the SSRF ` +
+          "guard (ssrf_blocked: a loopback or private address); further refusals for this webhook are not logged. " +
+          "Allow it by restarting with --dev (loopback), --allow-url <host or CIDR> or --allow-private-urls, " +
+          `then send the refused deliveries again: pd webhooks recover ${delivery.webhook.id}`,
+        process.stderr,
+      ),
+    );
+  };
+}
+
 export default defineCommand({
   name: "serve",
   summary: "Run the Hookline server: REST API, HTTP interfaces, timers and the delivery worker.",
   usage:
-    "serve [--port 4100] [--host 127.0.0.1] [--data-dir ./.hookline] [--memory] [--database-url URL] [--public-url URL] [--allow-private-urls] [--no-worker] [--no-api]",
+    "serve [--port 4100] [--host 127.0.0.1] [--data-dir ./.hookline] [--memory] [--database-url URL] [--public-url URL] [--dev] [--allow-private-urls] [--allow-url HOST|CIDR ...] [--no-worker] [--no-api] [limits: see docs/cli.md]",
   options: {
     port: { type: "string" },
     host: { type: "string" },
@@ -118,11 +140,12 @@ export default defineCommand({
     memory: { type: "boolean" },
     "database-url": { type: "string" },
     "public-url": { type: "string" },
-    "allow-private-urls": { type: "boolean" },
     "no-worker": { type: "boolean" },
     "no-api": { type: "boolean" },
+    ...SETTING_OPTIONS,
   },
   async run(args) {
+    const settings = readServeSettings(args, process.env);
     const port = _int(args, "port", Number(process.env.PORT ?? 4100), 0, 65535);
     const host = _str(args, "host") ?? process.env.HOST ?? "127.0.0.1";
     const memory = _flag(args, "memory");
@@ -173,15 +196,15 @@ export default defineCommand({
     baseUrl = (baseUrl ?? `http://${host}:${port}`).replace(/\/+$/, "");
 
     const hookline = createHookline({
+      ...settings.engine,
       store: opened.store,
       secretsKey: secrets.key,
       baseUrl,
-      allowPrivateUrls: _flag(args, "allow-private-urls"),
-      ...(_flag(args, "no-worker") ? { worker: false as const } : {}),
+      worker: _flag(args, "no-worker") ? false : { ...settings.engine.worker, onAttempt: _logRefusedOnce() },
     });
     const key = await _ensureApiKey(hookline, opened.store, dataDir ? join(dataDir, "api-key") : undefined);
     // The web application at the root; /v1 and /http go to the API.
-    listener = toNodeListener(withUi(createHandler(hookline)));
+    listener = toNodeListener(withUi(createHandler(hookline, settings.handler)));
     hookline.start();
 
     out(
@@ -195,6 +218,8 @@ export default defineCommand({
     }
     out(`  Store:    ${opened.label}`);
     out(`  Worker:   ${_flag(args, "no-worker") ? "off (--no-worker)" : "on"}`);
+    out(`  Outbound: ${outboundLine(settings)}`);
+    if (settings.given.length > 0) out(`  Settings: ${settings.given.join(" ")}`);
     if (key.created) {
       out(`  API key:  ${style.yellow(key.created)}`);
       out(`            shown once; ${key.where}`);

@@ -1,0 +1,163 @@
+/**
+ * `pd accounts create|list|delete`: connected accounts, whose credentials become an app prop's
+ * `$auth`. On a terminal, `create` asks for the credential fields (hidden).
+ */
+import { type ApiClient, listAll } from "../_api.js";
+import { _flag, _required, _str, _strs, type ParsedArgs } from "../_args.js";
+import { bundleComponent } from "../_bundle.js";
+import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
+import { CliError, note, out, printJson, printTable, style } from "../_output.js";
+import { _createPrompter, _isInteractive } from "../_prompt.js";
+import { collectProps } from "../_props.js";
+
+/** An account as the API returns it (never its credentials). */
+interface AccountJson {
+  id: string;
+  app: string;
+  name: string;
+  created_at: number;
+}
+
+/**
+ * The `$auth` fields a component file and the files it imports read (`this.$auth.api_key`,
+ * `$auth["token"]`), in order of appearance: the fields its app's account needs.
+ * @internal
+ */
+export async function _authFields(file: string): Promise<string[]> {
+  const { code } = await bundleComponent(file);
+  const fields = new Set<string>();
+  for (const match of code.matchAll(/\$auth\s*(?:\.\s*([A-Za-z_$][\w$]*)|\[\s*["'`]([^"'`]+)["'`]\s*\])/g)) {
+    fields.add((match[1] ?? match[2]) as string);
+  }
+  return [...fields];
+}
+
+/** Asks for each field's value (hidden); without known fields, for names and values until an empty name. @internal */
+async function _askCredentials(
+  fields: string[],
+  given: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const values = { ...given };
+  const prompter = _createPrompter();
+  try {
+    for (const field of fields) {
+      if (values[field] === undefined)
+        values[field] = await prompter.ask(`${style.bold(field, process.stderr)}: `, { hidden: true });
+    }
+    if (fields.length === 0) {
+      note(style.dim("Enter the app's credential fields ($auth), an empty name to finish:", process.stderr));
+      for (;;) {
+        const name = (await prompter.ask("Field name: ")).trim();
+        if (name === "") break;
+        values[name] = await prompter.ask(`${style.bold(name, process.stderr)}: `, { hidden: true });
+      }
+    }
+  } finally {
+    prompter.close();
+  }
+  return values;
+}
+
+/** An account by id (`apn_...`) or exact name. @internal */
+async function _resolveAccount(client: ApiClient, ref: string): Promise<AccountJson> {
+  if (/^apn_/.test(ref)) return client.request<AccountJson>("GET", `/v1/accounts/${encodeURIComponent(ref)}`);
+  const named = (await listAll<AccountJson>(client, "/v1/accounts")).filter((a) => a.name === ref);
+  if (named.length === 1) return named[0] as AccountJson;
+  if (named.length > 1) {
+    throw new CliError(
+      "ambiguous_name",
+      `${named.length} accounts are named "${ref}": ${named.map((a) => a.id).join(", ")}; name one by its id`,
+    );
+  }
+  throw new CliError("not_found", `No account ${ref} in this workspace`);
+}
+
+const ACTIONS: Record<string, (client: ApiClient, args: ParsedArgs, json: boolean) => Promise<void>> = {
+  async create(client, args, json) {
+    const app = _required(args, 1, "accounts create <app> [--name NAME] [--auth field=value ...]");
+    let auth = collectProps(_strs(args, "auth"), _str(args, "auth-file"), "auth", "auth-file");
+    const from = _str(args, "from");
+    const fields = from ? await _authFields(from) : [];
+    const missing = fields.filter((f) => auth[f] === undefined);
+    const ask = _isInteractive() && !_flag(args, "no-input");
+    if (ask && (missing.length > 0 || Object.keys(auth).length === 0))
+      auth = await _askCredentials(missing, auth);
+    else if (missing.length > 0) {
+      throw new CliError(
+        "usage",
+        `${from} reads $auth.${missing.join(", $auth.")}: give ${missing.map((f) => `--auth ${f}=...`).join(" ")}`,
+      );
+    }
+    if (Object.keys(auth).length === 0) {
+      throw new CliError(
+        "usage",
+        "no credentials: give --auth field=value (or --auth-file FILE); on a terminal they are asked for",
+      );
+    }
+    const name = _str(args, "name");
+    const account = await client.request<AccountJson>("POST", "/v1/accounts", {
+      app,
+      ...(name ? { name } : {}),
+      auth,
+    });
+    if (json) {
+      printJson(account);
+      return;
+    }
+    out(`${style.green("✔")} Connected ${app} account ${style.bold(account.name)} (${account.id})`);
+    out(`  use it: --prop <app prop>='{"authProvisionId":"${account.id}"}'`);
+  },
+
+  async list(client, args, json) {
+    const app = _str(args, "app");
+    const accounts = await listAll<AccountJson>(
+      client,
+      `/v1/accounts${app ? `?app=${encodeURIComponent(app)}` : ""}`,
+    );
+    if (json) printJson(accounts);
+    else
+      printTable(
+        ["id", "app", "name", "created"],
+        accounts.map((a) => [a.id, a.app, a.name, new Date(a.created_at * 1000).toISOString()]),
+      );
+  },
+
+  async delete(client, args, json) {
+    const account = await _resolveAccount(client, _required(args, 1, "accounts delete <id|name>"));
+    const result = await client.request("DELETE", `/v1/accounts/${account.id}`);
+    if (json) printJson({ id: account.id, ...(result as object) });
+    else out(`${style.green("✔")} Deleted ${account.app} account ${account.name} (${account.id})`);
+  },
+};
+
+export default defineCommand({
+  name: "accounts",
+  summary:
+    "Connect an app account (its credentials become the app prop's $auth, asked for on a terminal), list or delete accounts.",
+  usage: [
+    "accounts create <app> [--name NAME] [--auth field=value ...] [--auth-file FILE] [--from COMPONENT_FILE] [--no-input]",
+    "accounts list [--app APP]",
+    "accounts delete <id|name>   (every action takes --json and -p PROFILE)",
+  ].join("\n   or: pd "),
+  options: {
+    name: { type: "string" },
+    auth: { type: "string", multiple: true },
+    "auth-file": { type: "string" },
+    from: { type: "string" },
+    app: { type: "string" },
+    "no-input": { type: "boolean" },
+    ..._jsonOption,
+    ..._profileOption,
+  },
+  async run(args) {
+    const action = _required(args, 0, this.usage);
+    const handler = ACTIONS[action];
+    if (!handler) {
+      throw new CliError(
+        "usage",
+        `unknown action "${action}"; use one of ${Object.keys(ACTIONS).join(", ")} (pd accounts --help)`,
+      );
+    }
+    await handler(_client(args), args, _flag(args, "json"));
+  },
+});
