@@ -1,7 +1,6 @@
 /** Bundles a component file with its relative imports into one ES module (bare imports stay external). */
 import { readFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
-import { formatCodeFrame } from "@hookline/core";
 import { CliError } from "./_output.js";
 
 /** A bundled component, ready for `component_code`. */
@@ -45,6 +44,7 @@ export async function bundleComponent(file: string): Promise<BundledComponent> {
     return { code, filename: `${basename(path, ext)}.mjs` };
   } catch (error) {
     const messages = (error as { errors?: import("esbuild").Message[] }).errors ?? [];
+    const { formatCodeFrame } = await import("@hookline/core");
     const formatted = [...new Set(messages.map((m) => formatCodeFrame(m.text, m.location)))];
     const more = formatted.length > 1 ? `\n(and ${formatted.length - 1} more)` : "";
     throw new CliError("bundle_failed", formatted[0] ? `${formatted[0]}${more}` : `${file}: ${error}`);

@@ -2,7 +2,6 @@
  * `pd deploy <file|registry key|url>`: deploy a component file (relative imports bundled), a
  * registry component or a URL as a source. On a terminal, missing required props are asked for.
  */
-import { uniqueSlug } from "@hookline/core";
 import type { ApiClient, SourceJson } from "../_api.js";
 import { _flag, _required, _str, _strs, type ParsedArgs } from "../_args.js";
 import { bundleComponent } from "../_bundle.js";
@@ -125,8 +124,11 @@ function _isActionError(error: unknown): boolean {
  * another source has already is said so: `Deployed hello-1 (dc_...), name hello was taken`.
  * @internal
  */
-export function _printSource(source: SourceJson, verb: string): void {
-  const taken = source.name_slug !== uniqueSlug(source.name, []) ? `, name ${source.name} was taken` : "";
+export async function _printSource(source: SourceJson, verb: string): Promise<void> {
+  // Only a numbered slug can come from a taken name; @hookline/core (slow to load) is read then.
+  const numbered = /-\d+$/.test(source.name_slug);
+  const { slugify } = numbered ? await import("@hookline/core") : { slugify: () => source.name_slug };
+  const taken = slugify(source.name) !== source.name_slug ? `, name ${source.name} was taken` : "";
   out(
     `${style.green("✔")} ${verb} ${style.bold(source.name_slug)} (${source.id})${taken}${source.active ? "" : " [inactive]"}`,
   );
@@ -192,6 +194,6 @@ export default defineCommand({
       return;
     }
     if (json) printJson(result);
-    else _printSource(result, "Deployed");
+    else await _printSource(result, "Deployed");
   },
 });

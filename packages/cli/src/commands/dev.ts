@@ -52,7 +52,7 @@ export default defineCommand({
     const source = existing
       ? await client.request<SourceJson>("PUT", `/v1/sources/${existing.id}`, body)
       : await client.request<SourceJson>("POST", "/v1/sources", { ...body, name });
-    _printSource(source, existing ? "Updated" : "Deployed");
+    await _printSource(source, existing ? "Updated" : "Deployed");
     note(style.dim(`Watching ${file} (Ctrl-C to stop)...`, process.stderr));
 
     const controller = _untilInterrupted();
@@ -69,7 +69,7 @@ export default defineCommand({
         lastHash = nextHash;
         note(style.dim(`${file} changed, redeploying...`, process.stderr));
         const updated = await client.request<SourceJson>("PUT", `/v1/sources/${source.id}`, next);
-        _printSource(updated, "Redeployed");
+        await _printSource(updated, "Redeployed");
       } catch (error) {
         note(formatError(error));
       }

@@ -4,31 +4,15 @@ import { _flag, _required, _str } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
 import { CliError, out, printJson, style } from "../_output.js";
 
-/**
- * An id as given (`dc_`, `wh_`, ...), or the id of the source with that name; a listener may
- * also be a webhook's name.
- * @internal
- */
-async function _id(client: ApiClient, ref: string, webhooks = false): Promise<string> {
-  if (/^(dc|wh|sc)_/.test(ref)) return ref;
-  try {
-    return (await resolveSource(client, ref)).id;
-  } catch (error) {
-    if (!webhooks || !(error instanceof CliError) || error.code !== "not_found") throw error;
-    try {
-      return (await resolveWebhook(client, ref)).id;
-    } catch (second) {
-      if (second instanceof CliError && second.code === "not_found") {
-        throw new CliError("not_found", `No source or webhook named ${ref} in this workspace`);
-      }
-      throw second;
-    }
-  }
+/** The emitter: a source id, name slug or name (a workflow's `p_` id as given). @internal */
+async function _emitter(client: ApiClient, ref: string): Promise<string> {
+  if (/^p_[0-9A-Za-z]+$/.test(ref)) return ref;
+  return (await resolveSource(client, ref)).id;
 }
 
 export default defineCommand({
   name: "subscriptions",
-  summary: "Subscribe a listener (webhook or source) to an emitter's events, or remove that subscription.",
+  summary: "Subscribe a webhook to a source's events (all, or one channel), or remove that subscription.",
   usage:
     "subscriptions create <emitter> <listener> [--event-name NAME] | subscriptions delete <emitter> <listener> [--event-name NAME] [--json]",
   options: { "event-name": { type: "string" }, ..._jsonOption, ..._profileOption },
@@ -39,8 +23,8 @@ export default defineCommand({
     }
     const usage = `subscriptions ${action} <emitter> <listener> [--event-name NAME]`;
     const client = _client(args);
-    const emitter = await _id(client, _required(args, 1, usage));
-    const listener = await _id(client, _required(args, 2, usage), true);
+    const emitter = await _emitter(client, _required(args, 1, usage));
+    const listener = (await resolveWebhook(client, _required(args, 2, usage))).id;
     const eventName = _str(args, "event-name");
     const body = {
       emitter_id: emitter,

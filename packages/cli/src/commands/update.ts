@@ -46,6 +46,6 @@ export default defineCommand({
     const { id } = await resolveSource(client, ref);
     const source = await client.request<SourceJson>("PUT", `/v1/sources/${id}`, body);
     if (json) printJson(source);
-    else _printSource(source, "Updated");
+    else await _printSource(source, "Updated");
   },
 });
