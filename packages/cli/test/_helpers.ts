@@ -309,21 +309,45 @@ export function readmeWalkthrough(): string[] {
   return block.split("\n").filter((line) => line.trim() !== "" && !line.trim().startsWith("#"));
 }
 
-/** Runs one README line in `sh`, with `pd` the built binary. */
-export function runLine(line: string, cwd: string, env: NodeJS.ProcessEnv) {
-  const pdFn = `pd() { "${process.execPath}" ${PD_CLIENT_ARGS.map((a) => `"${a}"`).join(" ")} "$@"; }`;
-  const child = spawn("sh", ["-c", `${pdFn}\n${line}`], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
+/**
+ * Shell functions that make `pd` and `npx pd` the built binary (`npx pd` runs the same code through
+ * the repository's bin/pd.js, which bin.test.ts covers).
+ */
+const PD_SHELL = [
+  `pd() { "${process.execPath}" ${PD_CLIENT_ARGS.map((a) => `"${a}"`).join(" ")} "$@"; }`,
+  'npx() { if [ "$1" = pd ]; then shift; pd "$@"; else command npx "$@"; fi; }',
+].join("\n");
+
+/**
+ * Starts one documented line in `sh` (its own process group, so `stopGroup` ends what it started),
+ * with `pd` and `npx pd` the built binary.
+ */
+export function startLine(line: string, cwd: string, env: NodeJS.ProcessEnv) {
+  const child = spawn("sh", ["-c", `${PD_SHELL}\n${line}`], {
+    cwd,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const output = { stdout: "", stderr: "" };
   child.stdout.on("data", (d: Buffer) => {
-    stdout += d.toString();
+    output.stdout += d.toString();
   });
   child.stderr.on("data", (d: Buffer) => {
-    stderr += d.toString();
+    output.stderr += d.toString();
   });
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on("exit", (code) => resolve({ code, stdout, stderr })),
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("exit", (code) => resolve({ code, ...output })),
   );
+  const stopGroup = () => {
+    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+  };
+  return { child, output, done, stopGroup };
+}
+
+/** Runs one documented line in `sh` to its end, with `pd` and `npx pd` the built binary. */
+export function runLine(line: string, cwd: string, env: NodeJS.ProcessEnv) {
+  return startLine(line, cwd, env).done;
 }
 
 /** A loopback receiver on a fixed port, started when wanted. */

@@ -495,12 +495,12 @@ describe.concurrent("pd serve with its data folder", () => {
   it("runs the README walkthrough verbatim; after a restart everything is kept and a pending delivery is sent", async () => {
     const lines = readmeWalkthrough();
     expect(lines).toHaveLength(5);
-    expect(lines.map((l) => l.split(" ").slice(0, 2).join(" "))).toEqual([
-      "pd login",
-      "pd deploy",
-      "pd webhooks",
-      "pd subscriptions",
-      "pd events",
+    expect(lines.map((l) => l.split(" ").slice(0, 3).join(" "))).toEqual([
+      "npx pd login",
+      "npx pd deploy",
+      "npx pd webhooks",
+      "npx pd subscriptions",
+      "npx pd events",
     ]);
 
     // A user's folder: the repository's files (the example source) and the server's default data
