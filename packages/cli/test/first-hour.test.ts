@@ -3,7 +3,7 @@
  * SSRF guard as it is by default: errors to act on, names that resolve to what was meant, a
  * webhook on the user's own machine, and the commands that cover the rest of the API.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -13,6 +13,7 @@ import {
   pd,
   pdTty,
   post,
+  ROOT,
   receiverOn,
   type Served,
   serve,
@@ -256,6 +257,28 @@ describe("the first hour, against pd serve with the SSRF guard on", () => {
     const notJson = await pd(["run", "runner", "--event", "{nope"], { cwd: dir, env });
     expect(notJson.code).toBe(1);
     expect(notJson.stderr).toMatch(/^usage: --event: not JSON/);
+  }, 120_000);
+
+  it("the first example of docs/components.md deploys as written and answers its own response", async () => {
+    const dir = tempDir();
+    const page = readFileSync(join(ROOT, "docs", "components.md"), "utf8");
+    const example = /```js\n([\s\S]*?)```/.exec(page)?.[1] ?? "";
+    writeFileSync(join(dir, "example.mjs"), example);
+    const deployed = await pd(["deploy", "example.mjs", "--name", "docs-example"], { cwd: dir, env });
+    expect(deployed.stderr).not.toMatch(/^\w+: /m);
+    expect(deployed.code).toBe(0);
+    const endpoint = /endpoint: (\S+)/.exec(deployed.stdout)?.[1] ?? "";
+    const res = await fetch(endpoint, {
+      method: "POST",
+      body: "{}",
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ greeting: "hi", count: 1 });
+    // A source is never a listener: the listener names a webhook.
+    const wrong = await pd(["subscriptions", "create", "docs-example", "docs-example"], { cwd: dir, env });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/^not_found: No webhook named docs-example/);
   }, 120_000);
 
   it("pd accounts create (fields from the component, asked on a terminal), list and delete; the source reads $auth", async () => {
