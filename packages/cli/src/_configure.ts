@@ -82,6 +82,43 @@ function _question(prop: PropJson): string {
 }
 
 /**
+ * For each required app prop without a value, offers the workspace's connected accounts of that
+ * app as a list (and "no account", for apps that need none); without any, says how to connect one.
+ * @internal
+ */
+async function _chooseAccounts(
+  client: ApiClient,
+  props: PropJson[],
+  given: Record<string, unknown>,
+  prompter: Prompter,
+): Promise<Record<string, unknown>> {
+  const values = { ...given };
+  for (const prop of props) {
+    if (prop.type !== "app" || prop.optional === true || values[prop.name] !== undefined) continue;
+    const app = prop.app ?? prop.name;
+    const accounts = await client.list<{ id: string; name: string }>(
+      `/v1/accounts?app=${encodeURIComponent(app)}&limit=100`,
+    );
+    if (accounts.data.length === 0) {
+      note(
+        style.dim(
+          `${prop.name}: no ${app} account is connected (connect one with: pd accounts create ${app})`,
+          process.stderr,
+        ),
+      );
+      continue;
+    }
+    const choices: Choice[] = [
+      ...accounts.data.map((a) => ({ label: `${a.name} (${a.id})`, value: { authProvisionId: a.id } })),
+      { label: "no account", value: undefined },
+    ];
+    const chosen = await prompter.choose(`${_question(prop)} (${app} account)`, choices);
+    if (chosen !== undefined) values[prop.name] = chosen;
+  }
+  return values;
+}
+
+/**
  * Asks for each missing required prop of a component, in declaration order, and returns the
  * answers merged into `given`. Static options and async options (fetched from
  * `POST /v1/components/{id}/props/{prop}/options` with the values so far) are offered as a
@@ -96,7 +133,7 @@ export async function _askMissingProps(
   given: Record<string, unknown>,
   prompter: Prompter,
 ): Promise<Record<string, unknown>> {
-  const values = { ...given };
+  const values = await _chooseAccounts(client, props, given, prompter);
   const missing = _missingProps(props, values);
   if (missing.length === 0) return values;
   note(

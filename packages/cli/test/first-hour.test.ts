@@ -357,6 +357,15 @@ describe("the first hour, against pd serve with the SSRF guard on", () => {
       expect(tty.code).toBe(0);
       expect(tty.screen).toMatch(/Connected github account asked \(apn_\w+\)/);
       expect(tty.screen).not.toContain("s3cret");
+      // pd deploy on a terminal offers the app's accounts for the app prop.
+      const chosen = await pdTty(["deploy", "gh.mjs", "--name", "gh-tty"], { cwd: dir, env }, [
+        { when: /asked \(apn_\w+\)[\s\S]*no account[\s\S]*Choose 1-2: /, type: "1\r" },
+      ]);
+      expect(chosen.code).toBe(0);
+      const viaTty = json<{ emitted: Array<{ event: unknown }> }>(
+        (await pd(["run", "gh-tty", "--json"], { cwd: dir, env })).stdout,
+      );
+      expect(viaTty.emitted[0]?.event).toEqual({ token: "s3cret", login: "someone" });
       // Without --from, field names are asked until an empty one.
       const free = await pdTty(["accounts", "create", "acme"], { cwd: dir, env }, [
         { when: /Field name: /, type: "api_key\r" },
