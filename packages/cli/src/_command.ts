@@ -1,6 +1,6 @@
 /** The shape of a command and the shared helpers commands use. */
 import { type ApiClient, createApiClient } from "./_api.js";
-import { _parse, _str, type OptionSpecs, type ParsedArgs } from "./_args.js";
+import { _flag, _parse, _required, _str, type OptionSpecs, type ParsedArgs } from "./_args.js";
 import { resolveCredentials } from "./_config.js";
 import { CliError, out } from "./_output.js";
 
@@ -49,4 +49,28 @@ export async function _runCommand(command: Command, argv: string[]): Promise<voi
     return;
   }
   await command.run(args);
+}
+
+/** One action of a command with actions (`pd webhooks create`): the client, the arguments, `--json`. */
+export type Action = (client: ApiClient, args: ParsedArgs, json: boolean) => Promise<void>;
+
+/**
+ * Runs the action named by the first positional of `args` (`pd <command> <action> ...`); an
+ * unknown or missing one is a `usage` error listing them.
+ * @internal
+ */
+export async function _runAction(
+  command: string,
+  actions: Record<string, Action>,
+  args: ParsedArgs,
+): Promise<void> {
+  const name = _required(args, 0, `${command} ${Object.keys(actions).join("|")} ... (pd ${command} --help)`);
+  const action = actions[name];
+  if (!action) {
+    throw new CliError(
+      "usage",
+      `unknown action "${name}"; use one of ${Object.keys(actions).join(", ")} (pd ${command} --help)`,
+    );
+  }
+  await action(_client(args), args, _flag(args, "json"));
 }

@@ -30,7 +30,7 @@ interface Setting {
   kind: Kind;
   /** Minimum for durations (ms), sizes (bytes) and counts. */
   min?: number;
-  apply(settings: ServeSettings, value: never): void;
+  apply(settings: ServeSettings, value: unknown): void;
 }
 
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -42,6 +42,13 @@ export function _parseBytes(text: string): number | undefined {
   return Math.round(Number(match[1]) * (SIZE_UNITS[(match[2] ?? "b").toLowerCase()] as number));
 }
 
+/** Sets `key` of the object `pick` returns (made when absent) to the value. @internal */
+function into<T extends object>(pick: (s: ServeSettings) => T, key: keyof T) {
+  return (settings: ServeSettings, value: unknown) => {
+    (pick(settings) as Record<keyof T, unknown>)[key] = value;
+  };
+}
+
 const worker = (s: ServeSettings) => s.engine.worker;
 const limits = (s: ServeSettings) => {
   s.engine.limits ??= {};
@@ -51,6 +58,8 @@ const retention = (s: ServeSettings) => {
   s.engine.retention ??= {};
   return s.engine.retention;
 };
+const handler = (s: ServeSettings) => s.handler;
+const MB = 1024 * 1024;
 
 /** Every setting `pd serve` takes beyond its own flags (docs/cli.md lists them with defaults). */
 export const SETTINGS: Setting[] = [
@@ -59,138 +68,99 @@ export const SETTINGS: Setting[] = [
     env: "HOOKLINE_RUN_TIMEOUT",
     kind: "duration",
     min: 1,
-    apply: (s, v: number) => {
-      limits(s).runTimeoutMs = v;
-    },
+    apply: into(limits, "runTimeoutMs"),
   },
   {
     flag: "options-timeout",
     env: "HOOKLINE_OPTIONS_TIMEOUT",
     kind: "duration",
     min: 1,
-    apply: (s, v: number) => {
-      limits(s).optionsTimeoutMs = v;
-    },
+    apply: into(limits, "optionsTimeoutMs"),
   },
   {
     flag: "sandbox-memory",
     env: "HOOKLINE_SANDBOX_MEMORY",
     kind: "bytes",
-    min: 1024 * 1024,
-    apply: (s, v: number) => {
-      limits(s).memoryBytes = v;
-    },
+    min: MB,
+    apply: into(limits, "memoryBytes"),
   },
   {
     flag: "result-limit",
     env: "HOOKLINE_RESULT_LIMIT",
     kind: "bytes",
     min: 1024,
-    apply: (s, v: number) => {
-      limits(s).resultBytes = v;
-    },
+    apply: into(limits, "resultBytes"),
   },
   {
     flag: "keep-events",
     env: "HOOKLINE_KEEP_EVENTS",
     kind: "count",
     min: 1,
-    apply: (s, v: number) => {
-      retention(s).events = v;
-    },
+    apply: into(retention, "events"),
   },
-  {
-    flag: "keep-logs",
-    env: "HOOKLINE_KEEP_LOGS",
-    kind: "count",
-    min: 1,
-    apply: (s, v: number) => {
-      retention(s).logs = v;
-    },
-  },
+  { flag: "keep-logs", env: "HOOKLINE_KEEP_LOGS", kind: "count", min: 1, apply: into(retention, "logs") },
   {
     flag: "retry-schedule",
     env: "HOOKLINE_RETRY_SCHEDULE",
     kind: "durations",
-    apply: (s, v: number[]) => {
-      worker(s).retrySchedule = v;
-    },
+    apply: into(worker, "retrySchedule"),
   },
   {
     flag: "attempt-timeout",
     env: "HOOKLINE_ATTEMPT_TIMEOUT",
     kind: "duration",
     min: 1,
-    apply: (s, v: number) => {
-      worker(s).attemptTimeoutMs = v;
-    },
+    apply: into(worker, "attemptTimeoutMs"),
   },
   {
     flag: "delivery-concurrency",
     env: "HOOKLINE_DELIVERY_CONCURRENCY",
     kind: "count",
     min: 1,
-    apply: (s, v: number) => {
-      worker(s).concurrency = v;
-    },
+    apply: into(worker, "concurrency"),
   },
   {
     flag: "webhook-concurrency",
     env: "HOOKLINE_WEBHOOK_CONCURRENCY",
     kind: "count",
     min: 1,
-    apply: (s, v: number) => {
-      worker(s).perWebhookConcurrency = v;
-    },
+    apply: into(worker, "perWebhookConcurrency"),
   },
   {
     flag: "disable-after",
     env: "HOOKLINE_DISABLE_AFTER",
     kind: "duration",
     min: 1,
-    apply: (s, v: number) => {
-      worker(s).disableAfterMs = v;
-    },
+    apply: into(worker, "disableAfterMs"),
   },
   {
     flag: "body-limit",
     env: "HOOKLINE_BODY_LIMIT",
     kind: "bytes",
     min: 1,
-    apply: (s, v: number) => {
-      s.handler.bodyLimit = v;
-    },
+    apply: into(handler, "bodyLimit"),
   },
-  {
-    flag: "rate-limit",
-    env: "HOOKLINE_RATE_LIMIT",
-    kind: "rate",
-    apply: (s, v: { requests: number; windowMs: number } | false) => {
-      s.handler.rateLimit = v;
-    },
-  },
+  { flag: "rate-limit", env: "HOOKLINE_RATE_LIMIT", kind: "rate", apply: into(handler, "rateLimit") },
   {
     flag: "allow-url",
     env: "HOOKLINE_ALLOW_URLS",
     kind: "list",
-    apply: (s, v: string[]) => {
-      s.engine.allowList = [...(s.engine.allowList ?? []), ...v];
+    apply: (s, v) => {
+      s.engine.allowList = [...(s.engine.allowList ?? []), ...(v as string[])];
     },
   },
   {
     flag: "allow-private-urls",
     env: "HOOKLINE_ALLOW_PRIVATE_URLS",
     kind: "flag",
-    apply: (s, v: boolean) => {
-      s.engine.allowPrivateUrls = v;
-    },
+    apply: into((s) => s.engine, "allowPrivateUrls"),
   },
   {
     flag: "dev",
     env: "HOOKLINE_DEV",
     kind: "flag",
-    apply: (s, v: boolean) => {
-      if (v) s.engine.allowList = [...DEV_ALLOW_LIST, ...(s.engine.allowList ?? [])];
+    apply: (s) => {
+      s.engine.allowList = [...DEV_ALLOW_LIST, ...(s.engine.allowList ?? [])];
     },
   },
 ];
@@ -277,7 +247,7 @@ export function readServeSettings(args: ParsedArgs, env: NodeJS.ProcessEnv): Ser
       value = _value(setting, env[setting.env] as string, setting.env);
     }
     if (value === undefined || (setting.kind === "flag" && value === false)) continue;
-    (setting.apply as (s: ServeSettings, v: unknown) => void)(settings, value);
+    setting.apply(settings, value);
     if (setting.kind !== "flag") {
       const shown = Array.isArray(raw) ? raw.join(",") : typeof raw === "string" ? raw : env[setting.env];
       settings.given.push(`--${setting.flag} ${shown}`);

@@ -3,9 +3,9 @@
  * `$auth`. On a terminal, `create` asks for the credential fields (hidden).
  */
 import { type ApiClient, listAll } from "../_api.js";
-import { _flag, _required, _str, _strs, type ParsedArgs } from "../_args.js";
+import { _flag, _required, _str, _strs } from "../_args.js";
 import { bundleComponent } from "../_bundle.js";
-import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
+import { _jsonOption, _profileOption, _runAction, type Action, defineCommand } from "../_command.js";
 import { CliError, note, out, printJson, printTable, style } from "../_output.js";
 import { _createPrompter, _isInteractive } from "../_prompt.js";
 import { collectProps } from "../_props.js";
@@ -72,7 +72,7 @@ async function _resolveAccount(client: ApiClient, ref: string): Promise<AccountJ
   throw new CliError("not_found", `No account ${ref} in this workspace`);
 }
 
-const ACTIONS: Record<string, (client: ApiClient, args: ParsedArgs, json: boolean) => Promise<void>> = {
+const ACTIONS: Record<string, Action> = {
   async create(client, args, json) {
     const app = _required(args, 1, "accounts create <app> [--name NAME] [--auth field=value ...]");
     let auth = collectProps(_strs(args, "auth"), _str(args, "auth-file"), "auth", "auth-file");
@@ -149,15 +149,5 @@ export default defineCommand({
     ..._jsonOption,
     ..._profileOption,
   },
-  async run(args) {
-    const action = _required(args, 0, this.usage);
-    const handler = ACTIONS[action];
-    if (!handler) {
-      throw new CliError(
-        "usage",
-        `unknown action "${action}"; use one of ${Object.keys(ACTIONS).join(", ")} (pd accounts --help)`,
-      );
-    }
-    await handler(_client(args), args, _flag(args, "json"));
-  },
+  run: (args) => _runAction("accounts", ACTIONS, args),
 });

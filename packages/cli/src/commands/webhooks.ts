@@ -2,9 +2,9 @@
  * `pd webhooks create|update|delete|deliveries|retry|recover|secret|rotate`: webhooks, what was
  * delivered to them, sending again, and their signing secrets.
  */
-import { type ApiClient, resolveWebhook, type WebhookJson } from "../_api.js";
-import { _flag, _int, _required, _str, _time, type ParsedArgs } from "../_args.js";
-import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
+import { resolveWebhook, type WebhookJson } from "../_api.js";
+import { _flag, _int, _required, _str, _time } from "../_args.js";
+import { _jsonOption, _profileOption, _runAction, type Action, defineCommand } from "../_command.js";
 import { CliError, note, out, printJson, printTable, printWarnings, style } from "../_output.js";
 
 /** A delivery as `GET /v1/webhooks/{id}/deliveries` returns it. */
@@ -34,7 +34,7 @@ function _ssrfAdvice(webhook: WebhookJson): string {
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(".000Z", "Z");
 
 /** The subcommands, by name; each gets the client, the arguments and `--json`. @internal */
-const ACTIONS: Record<string, (client: ApiClient, args: ParsedArgs, json: boolean) => Promise<void>> = {
+const ACTIONS: Record<string, Action> = {
   async create(client, args, json) {
     const url = _required(args, 1, "webhooks create <url> [--name NAME] [--description TEXT]");
     const name = _str(args, "name");
@@ -208,15 +208,5 @@ export default defineCommand({
     ..._jsonOption,
     ..._profileOption,
   },
-  async run(args) {
-    const action = _required(args, 0, this.usage);
-    const handler = ACTIONS[action];
-    if (!handler) {
-      throw new CliError(
-        "usage",
-        `unknown action "${action}"; use one of ${Object.keys(ACTIONS).join(", ")} (pd webhooks --help)`,
-      );
-    }
-    await handler(_client(args), args, _flag(args, "json"));
-  },
+  run: (args) => _runAction("webhooks", ACTIONS, args),
 });
