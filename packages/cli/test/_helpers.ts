@@ -14,7 +14,7 @@ const TSX = import.meta.resolve("tsx");
 
 /**
  * Builds the `pd` binary the way `npm run build` does (esbuild, one ESM file, packages left as
- * imports but @hookline/core) into a file of this test process, so every command starts as fast as the installed
+ * imports) into a file of this test process, so every command starts as fast as the installed
  * binary instead of compiling TypeScript at each start.
  */
 async function buildBinary(): Promise<string> {
@@ -25,30 +25,41 @@ async function buildBinary(): Promise<string> {
     const pid = Number(/^pd-(\d+)-/.exec(name)?.[1]);
     if (pid && pid !== process.pid && !isAlive(pid)) rmSync(join(dir, name), { force: true });
   }
-  const outfile = join(dir, `pd-${process.pid}-${randomUUID().slice(0, 8)}.mjs`);
+  const stamp = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const outfile = join(dir, `pd-${stamp}.mjs`);
+  // @hookline/core, which the client commands import lazily, is built on its own from its sources
+  // (its dist may not be built in a checkout) and stays a lazy import, as in the built binary.
+  const core = join(dir, `pd-${stamp}-core.mjs`);
+  await build({
+    entryPoints: [fileURLToPath(new URL("../../core/src/index.ts", import.meta.url))],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    outfile: core,
+    logLevel: "silent",
+  });
   await build({
     entryPoints: [BIN],
     bundle: true,
     platform: "node",
     format: "esm",
     target: "node20",
-    // Packages stay imports, as in the built binary; @hookline/core, which the client commands
-    // use, is built in from its sources (its dist may not be built in a checkout).
-    conditions: ["@hookline/source"],
     plugins: [
       {
-        name: "external-but-core",
+        name: "core-beside",
         setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) =>
-            args.path === "@hookline/core" ? undefined : { path: args.path, external: true },
-          );
+          b.onResolve({ filter: /^@hookline\/core$/ }, () => ({ path: core, external: true }));
         },
       },
     ],
+    packages: "external",
     banner: { js: "#!/usr/bin/env node" },
     outfile,
     logLevel: "silent",
   });
+  process.once("exit", () => rmSync(core, { force: true }));
   process.once("exit", () => rmSync(outfile, { force: true }));
   return outfile;
 }
