@@ -34,14 +34,14 @@ let env: NodeJS.ProcessEnv;
 const cwd = tempDir();
 
 beforeAll(async () => {
-  server = await serve(["--memory", "--allow-private-urls"], { cwd, env: baseEnv() });
+  server = await serve(["--memory", "--allow-private-urls"], { cwd, env: baseEnv() }, 60_000);
   expect(server.key).toMatch(/^hl_/);
   env = baseEnv({
     HOOKLINE_API_KEY: server.key ?? "",
     HOOKLINE_BASE_URL: server.url,
     XDG_CONFIG_HOME: join(cwd, "config"),
   });
-}, 30_000);
+}, 90_000);
 
 afterAll(async () => {
   if (server) expect(await stop(server)).toBe(0);
@@ -80,7 +80,7 @@ describe.concurrent("pd against pd serve", () => {
       expect(sub.stdout).toContain(hello?.id);
 
       expect(await post(hello?.endpoint_url ?? "", { n: 1 })).toBe(200);
-      const got = await waitFor(() => hook.requests[0], 15_000, "the webhook delivery");
+      const got = await waitFor(() => hook.requests[0], 60_000, "the webhook delivery");
       expect(JSON.parse(got.body)).toEqual({ n: 1 });
       // Signed along Standard Webhooks with this webhook's secret.
       const secret = await webhookSecret(server.url, server.key ?? "", webhook.id);
@@ -125,7 +125,7 @@ describe.concurrent("pd against pd serve", () => {
     } finally {
       await hook.close();
     }
-  }, 45_000);
+  }, 120_000);
 
   it("exits 1 with the API's code and message: unknown ids, bad and missing prop values (named), usage, server down", async () => {
     const dir = tempDir();
@@ -180,7 +180,7 @@ describe.concurrent("pd against pd serve", () => {
       );
       expect(down.stderr).not.toContain("    at ");
     }
-  }, 30_000);
+  }, 120_000);
 
   it("pd login saves a profile with mode 600 that later commands use", async () => {
     const dir = tempDir();
@@ -204,7 +204,7 @@ describe.concurrent("pd against pd serve", () => {
     });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/^unauthorized: /);
-  }, 20_000);
+  }, 120_000);
 
   it("pd dev redeploys on save with the same id and streams events until Ctrl-C", async () => {
     const dir = tempDir();
@@ -212,34 +212,34 @@ describe.concurrent("pd against pd serve", () => {
     const dev = spawnPd(["dev", "devsrc.mjs"], { cwd: dir, env });
     const id = await waitFor(
       () => /Deployed devsrc \((dc_\w+)\)/.exec(dev.output.stdout)?.[1],
-      15_000,
+      60_000,
       "pd dev to deploy",
     );
     // The endpoint line may arrive in a later chunk than the "Deployed" line.
     const endpoint = await waitFor(
       () => /endpoint: (\S+)\n/.exec(dev.output.stdout)?.[1],
-      10_000,
+      60_000,
       "the endpoint line",
     );
-    await waitFor(() => dev.output.stderr.includes("Streaming logs and events"), 10_000, "the streams");
+    await waitFor(() => dev.output.stderr.includes("Streaming logs and events"), 60_000, "the streams");
     await post(endpoint, { live: true });
-    await waitFor(() => dev.output.stdout.includes('[event]   {"live":true}'), 10_000, "the streamed event");
-    await waitFor(() => dev.output.stdout.includes("[log]"), 10_000, "the streamed log");
+    await waitFor(() => dev.output.stdout.includes('[event]   {"live":true}'), 60_000, "the streamed event");
+    await waitFor(() => dev.output.stdout.includes("[log]"), 60_000, "the streamed log");
     const file = join(dir, "devsrc.mjs");
     writeFileSync(file, readFileSync(file, "utf8").replace(": request #", ": changed request #"));
-    await waitFor(() => dev.output.stdout.includes(`Redeployed devsrc (${id})`), 15_000, "the redeploy");
+    await waitFor(() => dev.output.stdout.includes(`Redeployed devsrc (${id})`), 60_000, "the redeploy");
     // The redeployed code runs under the same id, with the same db.
     await post(endpoint, { after: true });
     await waitFor(
       () => dev.output.stdout.includes("hello: changed request #2"),
-      10_000,
+      60_000,
       "the new code's log",
     );
     dev.child.kill("SIGINT");
     expect(await dev.exited).toBe(0);
     const sources = json<SourceRow[]>((await pd(["list", "sources", "--json"], { cwd: dir, env })).stdout);
     expect(sources.filter((s) => s.name === "devsrc").map((s) => s.id)).toEqual([id]);
-  }, 45_000);
+  }, 120_000);
 
   it("pd logs -f and pd events -f stream new lines and events until Ctrl-C", async () => {
     const dir = tempDir();
@@ -250,26 +250,26 @@ describe.concurrent("pd against pd serve", () => {
     const logs = spawnPd(["logs", "streamer", "-f"], { cwd: dir, env });
     const events = spawnPd(["events", "streamer", "-f"], { cwd: dir, env });
     // The notes come once the streams are connected.
-    await waitFor(() => logs.output.stderr.includes("Following logs of streamer"), 10_000, "logs -f");
-    await waitFor(() => events.output.stderr.includes("Following events of streamer"), 10_000, "events -f");
+    await waitFor(() => logs.output.stderr.includes("Following logs of streamer"), 60_000, "logs -f");
+    await waitFor(() => events.output.stderr.includes("Following events of streamer"), 60_000, "events -f");
     expect(logs.output.stdout).toBe("");
-    await waitFor(() => events.output.stdout.includes("(no events yet)"), 10_000, "the empty list");
+    await waitFor(() => events.output.stdout.includes("(no events yet)"), 60_000, "the empty list");
     // Each request now is a live log line and a live event.
     for (let n = 1; n <= 2; n++) {
       expect(await post(source.endpoint_url, { live: n })).toBe(200);
       await waitFor(
         () => logs.output.stdout.includes(`hello: request #${n}: POST /`),
-        10_000,
+        60_000,
         `log line ${n}`,
       );
-      await waitFor(() => events.output.stdout.includes(`{"live":${n}}`), 10_000, `event ${n}`);
+      await waitFor(() => events.output.stdout.includes(`{"live":${n}}`), 60_000, `event ${n}`);
     }
     expect(events.output.stdout.match(/emit POST \//g)).toHaveLength(2);
     logs.child.kill("SIGINT");
     events.child.kill("SIGINT");
     expect(await logs.exited).toBe(0);
     expect(await events.exited).toBe(0);
-  }, 30_000);
+  }, 120_000);
 
   it("colour only on a terminal: none when piped, none with NO_COLOR", async () => {
     const plainEnv = { ...env };
@@ -288,7 +288,7 @@ describe.concurrent("pd against pd serve", () => {
     expect(noColor.code).toBe(0);
     expect(noColor.screen).toMatch(/ID +NAME/);
     expect(noColor.screen).not.toMatch(ANSI);
-  }, 20_000);
+  }, 120_000);
 
   it.skipIf(!HAS_SCRIPT)(
     "pd deploy on a terminal asks for missing required props: options and async options as lists, secrets hidden",
@@ -355,7 +355,7 @@ describe.concurrent("pd against pd serve", () => {
       const after = json<SourceRow[]>((await pd(["list", "sources", "--json"], { cwd: dir, env })).stdout);
       expect(after.find((s) => s.name === "cancelled")).toBeUndefined();
     },
-    40_000,
+    120_000,
   );
 
   it("pd deploy <url> deploys code the server fetches", async () => {
@@ -382,7 +382,7 @@ describe.concurrent("pd against pd serve", () => {
     } finally {
       await new Promise((r) => files.close(r));
     }
-  }, 20_000);
+  }, 120_000);
   it("pd publish publishes private or public (--registry); pd deploy takes a registry key[@version]", async () => {
     const dir = tempDir();
     const greeter = (version: string, key = "demo-greeter") => `export default {
@@ -488,7 +488,7 @@ describe.concurrent("pd against pd serve", () => {
     expect(json<SourceRow>(appSource.stdout).configured_props.label).toBe("acme");
     const appPublished = await pd(["publish", "acme.mjs", "--json"], { cwd: dir, env });
     expect(json<{ key: string }>(appPublished.stdout).key).toBe("acme-new-request");
-  }, 40_000);
+  }, 120_000);
 });
 
 describe.concurrent("pd serve with its data folder", () => {
@@ -508,7 +508,7 @@ describe.concurrent("pd serve with its data folder", () => {
     const dir = tempDir();
     symlinkSync(join(ROOT, "packages"), join(dir, "packages"));
     const env = baseEnv({ XDG_CONFIG_HOME: join(dir, "config") });
-    const first = await serve(["--allow-private-urls"], { cwd: dir, env }, 30_000);
+    const first = await serve(["--allow-private-urls"], { cwd: dir, env }, 90_000);
     const key = first.key ?? "";
     expect(key).toMatch(/^hl_/);
     const dataDir = join(dir, ".hookline");
@@ -551,7 +551,7 @@ describe.concurrent("pd serve with its data folder", () => {
       const res = await fetch(`${first.url}/v1/webhooks/${webhookId}/deliveries`, { headers: authed });
       failed = ((await res.json()) as { data: Array<NonNullable<typeof failed>> }).data[0];
       return failed !== undefined && failed.attempts >= 1;
-    }, 15_000);
+    }, 60_000);
     expect(failed).toMatchObject({ status: "pending" });
     expect(failed?.last_error).toBeTruthy();
     expect(await stop(first)).toBe(0);
@@ -559,11 +559,11 @@ describe.concurrent("pd serve with its data folder", () => {
 
     // Second run, same folder, receiver up: everything is there and the delivery goes out.
     await hook.start();
-    const second = await serve(["--allow-private-urls"], { cwd: dir, env }, 30_000);
+    const second = await serve(["--allow-private-urls"], { cwd: dir, env }, 90_000);
     try {
       expect(second.key).toBeUndefined(); // the key is shown only on the first start
       expect(second.output.stdout).toContain(join(dataDir, "api-key"));
-      const got = await waitFor(() => hook.requests[0], 30_000, "the pending delivery after the restart");
+      const got = await waitFor(() => hook.requests[0], 60_000, "the pending delivery after the restart");
       expect(JSON.parse(got.body)).toEqual({ hi: 1 });
       const secret = await webhookSecret(second.url, key, webhookId);
       expect(() => new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).not.toThrow();
@@ -586,11 +586,11 @@ describe.concurrent("pd serve with its data folder", () => {
       ]);
       // The source still runs: its db kept its state, and new events are delivered at once.
       expect(await post(endpoint.replace(first.url, second.url), { hi: 2 })).toBe(200);
-      await waitFor(() => hook.requests[1], 15_000, "a new delivery");
+      await waitFor(() => hook.requests[1], 60_000, "a new delivery");
       expect(hook.requests.map((r) => JSON.parse(r.body))).toEqual([{ hi: 1 }, { hi: 2 }]);
     } finally {
       expect(await stop(second)).toBe(0);
       await hook.close();
     }
-  }, 90_000);
+  }, 240_000);
 });
