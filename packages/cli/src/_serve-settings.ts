@@ -192,7 +192,13 @@ function _value(setting: Setting, text: string, where: string): unknown {
   const bad = () =>
     new CliError("usage", `${where} ${JSON.stringify(text)}: expected ${EXPECTED[setting.kind]}`);
   const atLeast = (n: number | undefined) => {
-    if (n === undefined || n < (setting.min ?? 0)) throw bad();
+    if (n === undefined) throw bad();
+    const min = setting.min ?? 0;
+    if (n < min) {
+      const shown =
+        setting.kind === "duration" ? `${min}ms` : setting.kind === "bytes" ? `${min} bytes` : `${min}`;
+      throw new CliError("usage", `${where} ${JSON.stringify(text)}: must be at least ${shown}`);
+    }
     return n;
   };
   switch (setting.kind) {

@@ -432,7 +432,7 @@ describe("pd serve settings and recovering what the guard refused", () => {
         {},
         /^usage: --rate-limit "lots": expected requests per window such as 600\/60s, or off/m,
       ],
-      [["--sandbox-memory", "12"], {}, /^usage: --sandbox-memory "12": expected a size/m],
+      [["--sandbox-memory", "12"], {}, /^usage: --sandbox-memory "12": must be at least 1048576 bytes/m],
     ] as const) {
       const bad = await pd(["serve", "--memory", "--port", "0", ...args], {
         cwd: dir,
