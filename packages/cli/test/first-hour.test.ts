@@ -383,7 +383,7 @@ describe("pd serve settings and recovering what the guard refused", () => {
   it("limits from flags and environment variables: banner, retention, run timeout; bad values name the flag", async () => {
     const dir = tempDir();
     const limited = await serve(
-      ["--memory", "--dev", "--keep-events", "2", "--run-timeout", "300ms", "--allow-url", "10.0.0.0/8"],
+      ["--memory", "--dev", "--keep-events", "2", "--run-timeout", "3s", "--allow-url", "10.0.0.0/8"],
       { cwd: dir, env: baseEnv({ HOOKLINE_ATTEMPT_TIMEOUT: "5s", HOOKLINE_RATE_LIMIT: "1000/1m" }) },
     );
     try {
@@ -391,7 +391,7 @@ describe("pd serve settings and recovering what the guard refused", () => {
         "Outbound: allowed: loopback (--dev: 127.0.0.0/8, ::1, localhost); 10.0.0.0/8 (--allow-url); other private addresses refused",
       );
       expect(limited.output.stdout).toMatch(
-        /Settings: --run-timeout 300ms --keep-events 2 --attempt-timeout 5s --rate-limit 1000\/1m --allow-url 10\.0\.0\.0\/8 --dev/,
+        /Settings: --run-timeout 3s --keep-events 2 --attempt-timeout 5s --rate-limit 1000\/1m --allow-url 10\.0\.0\.0\/8 --dev/,
       );
       const localEnv = baseEnv({ HOOKLINE_API_KEY: limited.key ?? "", HOOKLINE_BASE_URL: limited.url });
       writeFileSync(
@@ -406,7 +406,8 @@ describe("pd serve settings and recovering what the guard refused", () => {
 };
 `,
       );
-      expect((await pd(["deploy", "slow.mjs", "--name", "slow"], { cwd: dir, env: localEnv })).code).toBe(0);
+      const deployed = await pd(["deploy", "slow.mjs", "--name", "slow"], { cwd: dir, env: localEnv });
+      expect(deployed.code, deployed.stderr).toBe(0);
       for (let i = 0; i < 3; i++)
         expect((await pd(["run", "slow"], { cwd: dir, env: localEnv })).code).toBe(0);
       const kept = json<unknown[]>(
