@@ -259,6 +259,21 @@ describe("the first hour, against pd serve with the SSRF guard on", () => {
     expect(notJson.stderr).toMatch(/^usage: --event: not JSON/);
   }, 120_000);
 
+  it("pd update --activate (docs/cli.md's example) reactivates a deactivated source", async () => {
+    const dir = tempDir();
+    expect((await pd(["init", "source", "toggled"], { cwd: dir, env })).code).toBe(0);
+    const deployed = await pd(["deploy", "toggled.mjs", "--name", "toggled"], { cwd: dir, env });
+    const endpoint = /endpoint: (\S+)/.exec(deployed.stdout)?.[1] ?? "";
+    const off = await pd(["update", "toggled", "--deactivate"], { cwd: dir, env });
+    expect(off.stdout).toMatch(/Updated toggled \(dc_\w+\) \[inactive\]/);
+    expect(await post(endpoint, { while: "off" })).toBe(404);
+    const on = await pd(["update", "toggled", "--activate"], { cwd: dir, env });
+    expect(on.stderr).toBe("");
+    expect(on.code).toBe(0);
+    expect(on.stdout).toMatch(/Updated toggled \(dc_\w+\)\n/);
+    expect(await post(endpoint, { while: "on" })).toBe(200);
+  }, 120_000);
+
   it("the first example of docs/components.md deploys as written and answers its own response", async () => {
     const dir = tempDir();
     const page = readFileSync(join(ROOT, "docs", "components.md"), "utf8");
