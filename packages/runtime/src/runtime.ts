@@ -138,8 +138,12 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   };
 }
 
+let mountSeq = 0;
+
 class MountedInstance implements MountedComponent {
   readonly id: string;
+  /** Its private /tmp, kept while it is mounted (across rebuilt sandboxes). */
+  private readonly tmpKey: string;
   description!: ComponentDescription;
   onDispose: (() => void) | undefined;
   private sandbox: Sandbox | undefined;
@@ -154,6 +158,7 @@ class MountedInstance implements MountedComponent {
     private readonly recycleAfter: number,
   ) {
     this.id = mountOptions.id;
+    this.tmpKey = `${mountOptions.id}#${++mountSeq}`;
     this.bridges = mountOptions.bridges ?? {};
   }
 
@@ -177,6 +182,7 @@ class MountedInstance implements MountedComponent {
         bundle: this.mountOptions.bundle,
         limits: this.limits,
         bridges: this.bridges,
+        tmp: { key: this.tmpKey, maxBytes: this.limits.tmpBytes },
         // Described once: from the caller's description, else by the first sandbox.
         describe: !this.description,
       });
@@ -276,6 +282,7 @@ class MountedInstance implements MountedComponent {
     this.disposed = true;
     this.sandbox?.dispose();
     this.sandbox = undefined;
+    Sandbox.releaseTmp(this.tmpKey);
     this.onDispose?.();
   }
 }

@@ -78,6 +78,11 @@ export interface Limits {
   memoryBytes: number;
   /** Largest serialized result (emits, exports, return value...), bytes (default 8 MB). */
   resultBytes: number;
+  /**
+   * Size of the component's private, in-memory `/tmp` (the bytes of its files together), bytes
+   * (default 64 MB). Writes past it fail with `ENOSPC`.
+   */
+  tmpBytes: number;
 }
 
 /** Everything needed to mount one deployed component. */

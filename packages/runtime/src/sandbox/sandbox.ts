@@ -18,6 +18,7 @@ import type { BridgeResponse, HostBridges, InvocationError, Limits, LogLine } fr
 import { runHostOp } from "./_host-ops.js";
 import { discardModule, getModule } from "./_module.js";
 import { createStackMapper, type StackMapper } from "./_source-map.js";
+import { openTmp, releaseTmp, type TmpOptions, type TmpVolume } from "./volume.js";
 
 /** The default limits of every invocation. */
 export const DEFAULT_LIMITS: Limits = {
@@ -25,7 +26,10 @@ export const DEFAULT_LIMITS: Limits = {
   optionsTimeoutMs: 5_000,
   memoryBytes: 64 * 1024 * 1024,
   resultBytes: 8 * 1024 * 1024,
+  tmpBytes: 64 * 1024 * 1024,
 };
+
+let anonymousTmp = 0;
 
 const BUNDLE_FILE = "component.bundle.js";
 const BUNDLE_PREFIX = "(function (module, exports, require) {";
@@ -64,10 +68,13 @@ const SHIMS = new Set([
   "extra",
   "fetch",
   "format",
+  "fs",
   "host",
   "platform",
   "process",
+  "path",
   "querystring",
+  "stream",
   "timers",
   "url",
   "util",
@@ -114,6 +121,12 @@ export interface SandboxOptions {
    * already has the description passes false: the definition is then neither walked nor sent.
    */
   describe?: boolean;
+  /**
+   * The `/tmp` volume to use (in this thread), kept across sandboxes of the same key until
+   * {@link Sandbox.releaseTmp}. Absent: a volume of its own, capped at `limits.tmpBytes` and freed
+   * with the sandbox.
+   */
+  tmp?: TmpOptions;
 }
 
 /** A loaded component in its own QuickJS runtime. */
@@ -136,6 +149,8 @@ export class Sandbox {
   private readonly owned: QuickJSHandle[] = [];
   /** The invocation kinds as guest strings, made once per sandbox (freed with `owned`). */
   private readonly kinds = new Map<string, QuickJSHandle>();
+  /** Its `/tmp`, opened on the first `fs` call (most components never make one). */
+  private tmp: TmpVolume | undefined;
 
   private constructor(
     private readonly rt: QuickJSRuntime,
@@ -143,6 +158,18 @@ export class Sandbox {
     private readonly options: SandboxOptions,
   ) {
     this.mapStack = createStackMapper(options.bundle, BUNDLE_FILE, BUNDLE_PREFIX.length);
+  }
+
+  private fsCall(arg: string): string {
+    this.tmp ??= openTmp(
+      this.options.tmp ?? { key: `sandbox:${++anonymousTmp}`, maxBytes: this.options.limits.tmpBytes },
+    );
+    return this.tmp.call(arg);
+  }
+
+  /** Frees the `/tmp` volume of `key` in this thread (its mounted component is gone). */
+  static releaseTmp(key: string): void {
+    releaseTmp(key);
   }
 
   /**
@@ -177,7 +204,8 @@ export class Sandbox {
       const hostCall = ctx.newFunction("hostCall", (opH, argH) => {
         const op = ctx.getString(opH);
         const arg = ctx.getString(argH);
-        return ctx.newString(op === "shim" ? shimSource(arg) : runHostOp(op, arg));
+        const out = op === "shim" ? shimSource(arg) : op === "fs" ? this.fsCall(arg) : runHostOp(op, arg);
+        return ctx.newString(out);
       });
       const hostAsync = ctx.newFunction("hostAsync", (opH, argH) =>
         this.startAsyncOp(ctx.getString(opH), ctx.getString(argH)),
@@ -469,6 +497,7 @@ export class Sandbox {
     if (this.disposed) return;
     this.disposed = true;
     this.cancelPending();
+    if (this.tmp && !this.options.tmp) releaseTmp(this.tmp.options.key);
     try {
       for (const h of this.owned) if (h.alive) h.dispose();
       this.ctx.dispose();

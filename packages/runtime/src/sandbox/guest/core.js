@@ -22,7 +22,8 @@ var LAZY =
   "console:console Buffer,TextEncoder,TextDecoder,atob,btoa,#buffer:bytes URL,URLSearchParams,#url:url " +
   "crypto,#crypto:crypto fetch,Headers,Response:fetch structuredClone:clone process,#process:process " +
   "setTimeout,clearTimeout,setInterval,clearInterval,setImmediate,clearImmediate,queueMicrotask,#timers:timers " +
-  "#querystring:querystring #util:util #events:events #@pipedream/platform,#@pipedream/types:platform";
+  "#querystring:querystring #util:util #events:events #@pipedream/platform,#@pipedream/types:platform " +
+  "#fs,#fs/promises:fs #path,#path/posix,#os:path #stream,#stream/promises:stream";
 function setGlobal(name, value) {
   Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
   return value;

@@ -89,6 +89,34 @@
     json() {
       return this.text().then(JSON.parse);
     }
+    // The body as a web stream (one chunk: the bridge delivers it whole), for `pipeline(res.body, ...)`
+    // and `Readable.fromWeb(res.body)`.
+    get body() {
+      if (this._body === undefined) {
+        var chunk = this._bytes();
+        var reader = {
+          read: () => {
+            var value = chunk;
+            chunk = null;
+            return Promise.resolve(
+              value === null ? { done: true, value: undefined } : { done: false, value: value },
+            );
+          },
+          releaseLock: () => {},
+          cancel: () => Promise.resolve(),
+        };
+        this._body = {
+          locked: false,
+          getReader: () => reader,
+          cancel: () => Promise.resolve(),
+          [Symbol.asyncIterator]: () => ({
+            next: reader.read,
+            return: () => Promise.resolve({ done: true }),
+          }),
+        };
+      }
+      return this._body;
+    }
     arrayBuffer() {
       this.bodyUsed = true;
       var b = this._bytes();

@@ -48,9 +48,9 @@
       headers.Authorization = "Basic " + bytes.btoa(config.auth.username + ":" + config.auth.password);
     var method = String(config.method || "GET").toUpperCase();
     return fetch(u.href, { method: method, headers: headers, body: body }).then((res) =>
-      res.text().then((text) => {
+      responseBody(res, config.responseType).then((text) => {
         var data = text;
-        if (config.responseType !== "text") {
+        if (typeof text === "string" && config.responseType !== "text") {
           try {
             data = text === "" ? "" : JSON.parse(text);
           } catch (_e) {
@@ -80,6 +80,14 @@
         return config.returnFullResponse ? response : data;
       }),
     );
+  }
+  // "arraybuffer" gives a Buffer and "stream" a Readable of it, as axios does in Node.
+  function responseBody(res, type) {
+    if (type !== "arraybuffer" && type !== "stream") return res.text();
+    return res.arrayBuffer().then((ab) => {
+      var buf = S.load("bytes").Buffer.from(ab);
+      return type === "stream" ? S.load("stream").Readable.from([buf], { objectMode: false }) : buf;
+    });
   }
   function axios($, config) {
     return axiosRequest($, config);
