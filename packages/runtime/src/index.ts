@@ -10,6 +10,7 @@ export {
   createBundler,
   SANDBOX_MODULES,
 } from "./bundler/esbuild-bundler.js";
+export { DEFAULT_NPM_REGISTRY, type PackagesOptions, packageResolvers } from "./bundler/packages.js";
 export {
   cacheResolver,
   type NpmResolverOptions,

@@ -11,6 +11,7 @@ import {
 } from "@hookline/core";
 import { LRUCache } from "lru-cache";
 import { BundleError, createBundler } from "./bundler/esbuild-bundler.js";
+import { type PackagesOptions, packageResolvers } from "./bundler/packages.js";
 import type { Bundler, PackageResolver } from "./bundler/types.js";
 import { DEFAULT_LIMITS, type GuestResult, Sandbox } from "./sandbox/sandbox.js";
 import type {
@@ -29,8 +30,13 @@ import type {
 export interface RuntimeOptions {
   /** A bundler to use; by default one is created with `resolvers` and `engine`. */
   bundler?: Bundler;
-  /** Package resolvers for bare imports (default: none, so only relative and built-in imports work). */
+  /**
+   * Package resolvers for bare imports. Default: those of `packages` when it is given, else none
+   * (only relative and built-in imports work).
+   */
   resolvers?: PackageResolver[];
+  /** Where bare imports come from (node_modules, the package cache, the npm registry), when `resolvers` is not given. */
+  packages?: PackagesOptions;
   /** Bundler engine when `bundler` is not given (default `auto`). */
   engine?: "auto" | "native" | "wasm";
   /** Default limits of every invocation. */
@@ -84,7 +90,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
 
   const bundler = () => {
     bundlerPromise ??= createBundler({
-      resolvers: options.resolvers ?? [],
+      resolvers: options.resolvers ?? (options.packages ? packageResolvers(options.packages) : []),
       engine: options.engine ?? "auto",
     });
     return bundlerPromise;
@@ -116,7 +122,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         description = describeLoaded(created.definition);
         descriptions.set(output.hash, description);
       }
-      return { bundle: output.code, hash: output.hash, description };
+      return { bundle: output.code, hash: output.hash, description, packages: output.packages };
     },
 
     async mount(mountOptions: MountOptions): Promise<MountedComponent> {

@@ -29,6 +29,12 @@ export interface LoadedComponent {
   /** Content hash (sha256 hex) of the bundle; the runtime's caches are keyed by it. */
   hash: string;
   description: ComponentDescription;
+  /**
+   * The npm packages bundled in, with the versions used and the range the component's own import
+   * named (`import x from "pkg@^1.2"`; several are comma-separated), if any. SPEC: such pins apply
+   * to sources only.
+   */
+  packages: { name: string; version: string; range?: string }[];
 }
 
 /** An HTTP request a component makes through `fetch` or `axios`, handed to the host. */

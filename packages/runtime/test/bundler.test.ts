@@ -1,10 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type Bundler,
@@ -14,8 +11,10 @@ import {
   nodeModulesResolver,
   npmResolver,
   type PackageResolver,
+  packageResolvers,
   type Runtime,
 } from "../src/index.js";
+import { type FakeRegistry, startFakeRegistry, unreachableUrl } from "./_fake-registry.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "hookline-bundler-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -99,8 +98,8 @@ describe("node_modules resolver", () => {
     const out = await bundler.bundle({ code: GREETER, filename: "component.mjs" });
     expect(out.packages).toEqual(
       expect.arrayContaining([
-        { name: "greet", version: "1.4.0" },
-        { name: "@acme/util", version: "1.0.3" },
+        { name: "greet", version: "1.4.0", range: "^1, ~1.4" },
+        { name: "@acme/util", version: "1.0.3", range: "1" },
       ]),
     );
     expect(out.packages).toHaveLength(2);
@@ -154,98 +153,34 @@ describe("cache resolver", () => {
 
 // --- npm ----------------------------------------------------------------------------------
 
-/** A minimal ustar writer: one 512-byte header per file under `package/`, then the body. */
-function tarball(files: Record<string, string>): Buffer {
-  const blocks: Buffer[] = [];
-  for (const [name, content] of Object.entries(files)) {
-    const body = Buffer.from(content, "utf8");
-    const header = Buffer.alloc(512);
-    header.write(`package/${name}`, 0, 100, "utf8");
-    header.write("0000644\0", 100, "ascii");
-    header.write("0000000\0", 108, "ascii");
-    header.write("0000000\0", 116, "ascii");
-    header.write(`${body.length.toString(8).padStart(11, "0")}\0`, 124, "ascii");
-    header.write("00000000000\0", 136, "ascii");
-    header.fill(" ", 148, 156);
-    header.write("0", 156, "ascii");
-    header.write("ustar\0", 257, "ascii");
-    header.write("00", 263, "ascii");
-    let sum = 0;
-    for (const byte of header) sum += byte;
-    header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "ascii");
-    blocks.push(header, body, Buffer.alloc((512 - (body.length % 512)) % 512));
-  }
-  blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks));
-}
-
-function sri(data: Buffer): string {
-  return `sha512-${createHash("sha512").update(data).digest("base64")}`;
-}
-
-interface FakeVersion {
-  files: Record<string, string>;
-  dependencies?: Record<string, string>;
-  /** Serve other bytes than the integrity describes. */
-  tamper?: boolean;
-}
-
 describe("npm resolver", () => {
-  const registry: Record<string, Record<string, FakeVersion>> = {
-    hello: { "1.0.0": { files: { "index.js": 'module.exports = (n) => "hello " + n;' } } },
-    withdep: {
-      "1.0.0": {
-        files: { "index.js": 'const leaf = require("leaf"); module.exports = () => "withdep+" + leaf;' },
-        dependencies: { leaf: "^2.0.0" },
-      },
-    },
-    leaf: {
-      "2.1.0": { files: { "index.js": 'module.exports = "leaf 2.1.0";' } },
-      "2.2.0": { files: { "index.js": 'module.exports = "leaf 2.2.0";' } },
-      "3.0.0": { files: { "index.js": 'module.exports = "leaf 3.0.0";' } },
-    },
-    tampered: { "1.0.0": { files: { "index.js": 'module.exports = "ok";' }, tamper: true } },
-    "@acme/remote": { "1.1.0": { files: { "index.js": 'module.exports = "remote";' } } },
-  };
-  const tarballs = new Map<string, Buffer>();
-  const requests: string[] = [];
-  let server: Server;
-  let base = "";
+  let registry: FakeRegistry;
   const cacheDir = join(tmp, "npm-cache");
-
-  function packument(name: string) {
-    const versions: Record<string, unknown> = {};
-    for (const [version, spec] of Object.entries(registry[name] ?? {})) {
-      const pkg = { name, version, main: "index.js", dependencies: spec.dependencies ?? {} };
-      const data = tarball({ "package.json": JSON.stringify(pkg), ...spec.files });
-      const file = `/-/${name.replace("/", "-")}-${version}.tgz`;
-      tarballs.set(
-        file,
-        spec.tamper ? tarball({ "package.json": JSON.stringify(pkg), "index.js": "evil()" }) : data,
-      );
-      versions[version] = { ...pkg, dist: { tarball: `${base}${file}`, integrity: sri(data) } };
-    }
-    const latest = Object.keys(versions).sort().at(-1);
-    return { name, "dist-tags": { latest }, versions };
-  }
+  let base = "";
+  let requests: string[] = [];
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const url = decodeURIComponent(req.url ?? "/");
-      requests.push(url);
-      if (url.startsWith("/-/")) {
-        const data = tarballs.get(url);
-        if (!data) return res.writeHead(404).end();
-        return res.writeHead(200, { "content-type": "application/octet-stream" }).end(data);
-      }
-      const name = url.slice(1);
-      if (!registry[name]) return res.writeHead(404, { "content-type": "application/json" }).end("{}");
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(packument(name)));
+    registry = await startFakeRegistry({
+      hello: { "1.0.0": { files: { "index.js": 'module.exports = (n) => "hello " + n;' } } },
+      withdep: {
+        "1.0.0": {
+          files: { "index.js": 'const leaf = require("leaf"); module.exports = () => "withdep+" + leaf;' },
+          dependencies: { leaf: "^2.0.0" },
+        },
+      },
+      leaf: {
+        "2.1.0": { files: { "index.js": 'module.exports = "leaf 2.1.0";' } },
+        "2.2.0": { files: { "index.js": 'module.exports = "leaf 2.2.0";' } },
+        "3.0.0": { files: { "index.js": 'module.exports = "leaf 3.0.0";' } },
+      },
+      tampered: { "1.0.0": { files: { "index.js": 'module.exports = "ok";' }, tamper: true } },
+      "@acme/remote": { "1.1.0": { files: { "index.js": 'module.exports = "remote";' } } },
+      moving: { "1.0.0": { files: { "index.js": 'module.exports = "moving 1.0.0";' } } },
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = registry.url;
+    requests = registry.requests;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => registry.close());
 
   const npm = (): PackageResolver[] => [
     cacheResolver(cacheDir),
@@ -291,13 +226,56 @@ describe("npm resolver", () => {
     expect(existsSync(join(cacheDir, "leaf@3.0.0"))).toBe(false);
   });
 
+  it("resolves an import without a range to the registry's latest at deploy time, and offline to the cache", async () => {
+    const resolvers = () => [npmResolver({ cacheDir, registry: base })];
+    const code = component(`import moving from "moving";`, "moving");
+    expect(await emitted(runtimeWith({ resolvers: resolvers() }), code)).toBe("moving 1.0.0");
+    registry.packages.moving = {
+      ...registry.packages.moving,
+      "1.1.0": { files: { "index.js": 'module.exports = "moving 1.1.0";' } },
+    };
+    // Cached 1.0.0 does not hide the new latest; a range the cache satisfies still uses the cache.
+    expect(await emitted(runtimeWith({ resolvers: resolvers() }), code)).toBe("moving 1.1.0");
+    const ranged = component(`import moving from "moving@~1.0";`, "moving");
+    const asked = requests.length;
+    expect(await emitted(runtimeWith({ resolvers: resolvers() }), ranged)).toBe("moving 1.0.0");
+    expect(requests.length).toBe(asked);
+    // With the registry unreachable, the highest cached version serves the import.
+    const down = await unreachableUrl();
+    const offline = () => [npmResolver({ cacheDir, registry: down })];
+    expect(await emitted(runtimeWith({ resolvers: offline() }), code)).toBe("moving 1.1.0");
+    const loaded = await runtimeWith({ resolvers: offline() }).load({
+      code: component(`import moving from "moving@^1";`, "moving"),
+      filename: "component.mjs",
+    });
+    expect(loaded.packages).toEqual([{ name: "moving", version: "1.1.0", range: "^1" }]);
+  });
+
+  it("names the package, the range and the reason when it cannot be had", async () => {
+    const load = (imports: string, resolvers = npm()) =>
+      runtimeWith({ resolvers }).load({ code: component(imports, "0"), filename: "component.mjs" });
+    await expect(load(`import leaf from "leaf@^9";`)).rejects.toMatchObject({
+      code: "module_not_found",
+      message: `Cannot find package "leaf@^9" (looked in: cache, npm): npm: the npm registry has no version that matches (latest is 3.0.0)`,
+    });
+    const down = await unreachableUrl();
+    const offline = [npmResolver({ cacheDir, registry: down })];
+    await expect(load(`import x from "never-fetched@1.2.3";`, offline)).rejects.toMatchObject({
+      code: "module_not_found",
+      message: expect.stringMatching(
+        /^Cannot find package "never-fetched@1\.2\.3" \(looked in: npm\): npm: the npm registry http:\/\/127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\), and the package cache has no version of it$/,
+      ),
+    });
+  });
+
   it("refuses a tarball whose integrity does not match, leaving nothing in the cache", async () => {
     const code = component(`import t from "tampered";`, "t");
-    const error = await runtimeWith({ resolvers: npm() })
-      .load({ code, filename: "component.mjs" })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/integrity/);
+    await expect(
+      runtimeWith({ resolvers: npm() }).load({ code, filename: "component.mjs" }),
+    ).rejects.toMatchObject({
+      code: "module_not_found",
+      message: 'Cannot find package "tampered" (looked in: cache, npm): npm: tarball integrity check failed',
+    });
     expect(readdirSync(cacheDir).filter((entry) => entry.startsWith("tampered"))).toEqual([]);
   });
 
@@ -307,7 +285,24 @@ describe("npm resolver", () => {
       runtimeWith({ resolvers: npm() }).load({ code, filename: "component.mjs" }),
     ).rejects.toMatchObject({
       code: "module_not_found",
-      message: expect.stringContaining("no-such-package"),
+      message: 'Cannot find package "no-such-package" (looked in: cache, npm)',
+    });
+  });
+
+  it("packageResolvers: node_modules, then the cache and the registry; without a registry, the cache alone", async () => {
+    const chain = packageResolvers({ root: modulesRoot, cacheDir, registry: base });
+    expect(chain.map((r) => r.name)).toEqual(["node_modules", "npm"]);
+    const code = component(`import greet from "greet"; import hello from "hello@^1";`, "greet(hello(1))");
+    expect(
+      await emitted(runtimeWith({ packages: { root: modulesRoot, cacheDir, registry: base } }), code),
+    ).toBe("hi hello 1");
+    const noNpm = runtimeWith({ packages: { root: modulesRoot, cacheDir, registry: false } });
+    expect(await emitted(noNpm, code)).toBe("hi hello 1");
+    await expect(
+      noNpm.load({ code: component(`import r from "@acme/remote@^2";`, "r"), filename: "c.mjs" }),
+    ).rejects.toMatchObject({
+      code: "module_not_found",
+      message: 'Cannot find package "@acme/remote@^2" (looked in: node_modules, cache)',
     });
   });
 });

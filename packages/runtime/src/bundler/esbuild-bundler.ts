@@ -164,7 +164,7 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
     for (const [relative, code] of Object.entries(input.files ?? {})) {
       files.set(posix.resolve(COMPONENT_DIR, relative.replace(/\\/g, "/")), code);
     }
-    const packages = new Map<string, string>();
+    const packages = new Map<string, { version: string; ranges: Set<string> }>();
 
     const resolveBare = async (
       spec: string,
@@ -176,9 +176,17 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
       const { name, range, subpath } = parseSpecifier(spec);
       const wanted = range || (inFile ? declaredRange(importer, name) : "*");
       const tried: string[] = [];
+      const reasons: string[] = [];
       for (const resolver of resolvers) {
         tried.push(resolver.name);
-        const found = await resolver.resolve(name, wanted);
+        let found: Awaited<ReturnType<PackageResolver["resolve"]>>;
+        try {
+          found = await resolver.resolve(name, wanted);
+        } catch (error) {
+          // The next resolver may still have it; the reason goes in the error if none does.
+          reasons.push(`${resolver.name}: ${error instanceof Error ? error.message : String(error)}`);
+          continue;
+        }
         if (!found) continue;
         const result = await resolveWith(subpath ? `${name}/${subpath}` : name, {
           resolveDir: rootOf(found.dir, name),
@@ -188,12 +196,19 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
         if (result.errors.length > 0) {
           return { errors: result.errors.map((e) => ({ text: e.text })) };
         }
-        packages.set(name, found.version);
+        // The ranges a component file's own imports name (`pkg@^1.2`), kept to tell actions' pins.
+        const used = packages.get(name) ?? { version: found.version, ranges: new Set<string>() };
+        if (!inFile && range) used.ranges.add(range);
+        packages.set(name, used);
         return { path: result.path, namespace: "file" };
       }
       const where = tried.length > 0 ? tried.join(", ") : "no package resolver is configured";
+      const why = reasons.length > 0 ? `: ${reasons.join("; ")}` : "";
+      const asked = range || (wanted !== "*" ? wanted : "");
       return {
-        errors: [{ text: `Cannot find package "${name}${range ? `@${range}` : ""}" (looked in: ${where})` }],
+        errors: [
+          { text: `Cannot find package "${name}${asked ? `@${asked}` : ""}" (looked in: ${where})${why}` },
+        ],
       };
     };
 
@@ -273,7 +288,9 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
     return {
       code,
       hash: createHash("sha256").update(code).digest("hex"),
-      packages: [...packages].map(([name, version]) => ({ name, version })),
+      packages: [...packages].map(([name, { version, ranges }]) =>
+        ranges.size > 0 ? { name, version, range: [...ranges].sort().join(", ") } : { name, version },
+      ),
       warnings: result.warnings.map((w) => w.text),
     };
   }

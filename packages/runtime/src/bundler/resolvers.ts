@@ -78,6 +78,13 @@ export interface NpmResolverOptions {
   registry?: string;
   /** The fetch to use (default the global one). */
   fetch?: typeof fetch;
+  /**
+   * How long the registry's list of versions of a package is reused, ms (default 5 minutes): an
+   * import without a range takes the `latest` the registry named at most that long ago.
+   */
+  packumentTtlMs?: number;
+  /** Deadline of each registry request, ms (default 30,000). */
+  timeoutMs?: number;
 }
 
 interface Packument {
@@ -102,58 +109,120 @@ function checkIntegrity(data: Uint8Array, integrity: string | undefined, shasum:
   if (!shasum) throw new Error("the registry gave no integrity for this tarball");
 }
 
+/** The registry could not be asked (network error, timeout, 5xx): the cache may still serve. */
+class RegistryUnreachable extends Error {}
+
+/** True for an import that names no version: it takes the registry's `latest`. */
+const isLatest = (range: string) => range === "" || range === "latest" || range === "*";
+
 /**
- * Downloads packages from an npm registry into `cacheDir`: the packument picks the highest
- * version satisfying the range (`latest` when none is given), the tarball's integrity is checked
- * before anything is unpacked, and the package lands where a {@link cacheResolver} finds it.
+ * Downloads packages from an npm registry into `cacheDir`. An import with a range (`pkg@^1.2`) is
+ * served from the cache when a cached version satisfies it; otherwise, and for an import without a
+ * range (which takes the registry's `latest`, as SPEC's "resolved to the latest version at deploy
+ * time" says), the packument picks the version, a cached copy of it is used, else its tarball is
+ * downloaded, its integrity checked before anything is unpacked, and it lands where a
+ * {@link cacheResolver} finds it. When the registry cannot be reached, the highest cached version
+ * that satisfies the range is used, so deploys work offline once a package was fetched.
+ * Failures throw errors naming the package, the range and the reason.
  *
  * @example
  * ```ts
  * const runtime = createRuntime({
- *   resolvers: [cacheResolver(dir), npmResolver({ cacheDir: dir })],
+ *   resolvers: [nodeModulesResolver(process.cwd()), npmResolver({ cacheDir: dir })],
  * });
  * ```
  */
 export function npmResolver(options: NpmResolverOptions): PackageResolver {
   const registry = (options.registry ?? "https://registry.npmjs.org").replace(/\/+$/, "");
   const doFetch = options.fetch ?? fetch;
+  const ttl = options.packumentTtlMs ?? 5 * 60_000;
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const cache = cacheResolver(options.cacheDir);
+  const packuments = new Map<string, { at: number; packument: Promise<Packument | undefined> }>();
+
+  async function request(url: string, accept?: string): Promise<Response> {
+    try {
+      return await doFetch(url, {
+        signal: AbortSignal.timeout(timeoutMs),
+        ...(accept ? { headers: { accept } } : {}),
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code;
+      throw new RegistryUnreachable(
+        `${registry} could not be reached (${cause ?? (error as Error).message})`,
+      );
+    }
+  }
+
+  async function fetchPackument(name: string): Promise<Packument | undefined> {
+    const res = await request(
+      `${registry}/${name.replace("/", "%2F")}`,
+      "application/vnd.npm.install-v1+json, application/json",
+    );
+    if (res.status === 404) return undefined;
+    if (res.status >= 500) throw new RegistryUnreachable(`${registry} answered ${res.status}`);
+    if (!res.ok) throw new Error(`the npm registry ${registry} answered ${res.status}`);
+    return (await res.json()) as Packument;
+  }
+
+  /** The packument, asked at most once per `ttl` (failures are not remembered). */
+  function packumentOf(name: string): Promise<Packument | undefined> {
+    const memo = packuments.get(name);
+    if (memo && Date.now() - memo.at < ttl) return memo.packument;
+    const packument = fetchPackument(name);
+    packuments.set(name, { at: Date.now(), packument });
+    packument.catch(() => packuments.delete(name));
+    return packument;
+  }
+
+  async function download(name: string, version: string, packument: Packument) {
+    const dist = packument.versions?.[version]?.dist;
+    if (!dist?.tarball) throw new Error(`the registry has no tarball for ${name}@${version}`);
+    const tarball = await request(dist.tarball);
+    if (!tarball.ok) throw new Error(`downloading ${name}@${version} failed with status ${tarball.status}`);
+    const data = new Uint8Array(await tarball.arrayBuffer());
+    checkIntegrity(data, dist.integrity, dist.shasum);
+    const entry = cacheEntry(options.cacheDir, name, version);
+    // Unpack beside the final folder and rename, so a crash never leaves half a package.
+    const staging = `${entry.root}.tmp-${process.pid}-${Date.now()}`;
+    const stagingDir = join(staging, "node_modules", name);
+    mkdirSync(stagingDir, { recursive: true });
+    try {
+      extractTarball(data, stagingDir);
+      if (!existsSync(entry.root)) renameSync(staging, entry.root);
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+    return { dir: entry.dir, version };
+  }
+
   return {
     name: "npm",
     async resolve(name, range) {
-      const cached = await cache.resolve(name, range);
-      if (cached) return cached;
-      const res = await doFetch(`${registry}/${name.replace("/", "%2F")}`, {
-        headers: { accept: "application/vnd.npm.install-v1+json, application/json" },
-      });
-      if (res.status === 404) return undefined;
-      if (!res.ok) throw new Error(`npm registry answered ${res.status} for ${name}`);
-      const packument = (await res.json()) as Packument;
-      const versions = Object.keys(packument.versions ?? {});
+      if (!isLatest(range)) {
+        const cached = await cache.resolve(name, range);
+        if (cached) return cached;
+      }
+      let packument: Packument | undefined;
+      try {
+        packument = await packumentOf(name);
+      } catch (error) {
+        if (!(error instanceof RegistryUnreachable)) throw error;
+        const cached = await cache.resolve(name, isLatest(range) ? "*" : range);
+        if (cached) return cached;
+        throw new Error(`the npm registry ${error.message}, and the package cache has no version of it`);
+      }
+      if (packument === undefined) return undefined;
       const latest = packument["dist-tags"]?.latest;
       const version =
-        (range === "" || range === "latest" || range === "*") && latest
-          ? latest
-          : maxSatisfying(versions, range);
-      if (version === undefined) return undefined;
-      const dist = packument.versions?.[version]?.dist;
-      if (!dist?.tarball) throw new Error(`npm registry has no tarball for ${name}@${version}`);
-      const tarball = await doFetch(dist.tarball);
-      if (!tarball.ok) throw new Error(`downloading ${name}@${version} failed with status ${tarball.status}`);
-      const data = new Uint8Array(await tarball.arrayBuffer());
-      checkIntegrity(data, dist.integrity, dist.shasum);
+        isLatest(range) && latest ? latest : maxSatisfying(Object.keys(packument.versions ?? {}), range);
+      if (version === undefined)
+        throw new Error(
+          `the npm registry has no version that matches${latest ? ` (latest is ${latest})` : ""}`,
+        );
       const entry = cacheEntry(options.cacheDir, name, version);
-      // Unpack beside the final folder and rename, so a crash never leaves half a package.
-      const staging = `${entry.root}.tmp-${process.pid}-${Date.now()}`;
-      const stagingDir = join(staging, "node_modules", name);
-      mkdirSync(stagingDir, { recursive: true });
-      try {
-        extractTarball(data, stagingDir);
-        if (!existsSync(entry.root)) renameSync(staging, entry.root);
-      } finally {
-        rmSync(staging, { recursive: true, force: true });
-      }
-      return { dir: entry.dir, version };
+      if (existsSync(join(entry.dir, "package.json"))) return { dir: entry.dir, version };
+      return download(name, version, packument);
     },
   };
 }

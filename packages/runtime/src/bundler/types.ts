@@ -28,8 +28,11 @@ export interface BundleOutput {
   code: string;
   /** sha256 hex of `code`. */
   hash: string;
-  /** The packages bundled in, with the versions used. */
-  packages: { name: string; version: string }[];
+  /**
+   * The packages bundled in, with the versions used, and the range(s) the component's own
+   * imports named (comma-separated) (`import x from "pkg@^1.2"`), if any.
+   */
+  packages: { name: string; version: string; range?: string }[];
   warnings: string[];
 }
 
