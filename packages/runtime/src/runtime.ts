@@ -49,7 +49,10 @@ export interface RuntimeOptions {
 
 function toHooklineError(error: unknown): HooklineError {
   if (error instanceof BundleError)
-    return new HooklineError(error.code, error.message, { errors: error.errors });
+    return new HooklineError(error.code, error.message, {
+      errors: error.errors,
+      ...(error.missingFiles.length > 0 ? { missingFiles: error.missingFiles } : {}),
+    });
   const code = (error as { code?: unknown }).code;
   if (code === "load_failed") {
     const stack = (error as Error).stack;

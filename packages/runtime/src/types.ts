@@ -195,7 +195,8 @@ export interface MountedComponent {
 export interface Runtime {
   /**
    * Bundles code and describes its definition. Throws a `HooklineError` with code
-   * `bundle_failed`, `module_not_found`, `load_failed` or `invalid_component` (with `problems`).
+   * `bundle_failed`, `module_not_found` (with `missingFiles`: the relative imports not among
+   * `files`, relative to the entry's folder), `load_failed` or `invalid_component` (with `problems`).
    */
   load(input: LoadInput): Promise<LoadedComponent>;
   /** Builds the sandbox of one deployed component and binds its prop values to `this`. */

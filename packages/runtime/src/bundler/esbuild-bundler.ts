@@ -22,6 +22,12 @@ export const SANDBOX_MODULES = ["@pipedream/platform", "@pipedream/types"] as co
 
 const NAMESPACE = "hookline";
 const COMPONENT_DIR = "/component";
+/**
+ * Where the entry file sits when it comes with sibling files: deep enough that sibling paths
+ * climbing up to 8 folders (`../../http.app.mjs`, `../common/base.mjs`) each keep a path of their
+ * own instead of meeting at the root.
+ */
+const NESTED_DIR = `${COMPONENT_DIR}${"/_".repeat(8)}`;
 const EXTENSIONS = [
   "",
   ".mjs",
@@ -55,6 +61,8 @@ export class BundleError extends Error {
     readonly code: "bundle_failed" | "module_not_found",
     message: string,
     readonly errors: string[] = [],
+    /** Relative imports that were not among the files given (paths relative to the entry's folder). */
+    readonly missingFiles: string[] = [],
   ) {
     super(message);
     this.name = "BundleError";
@@ -65,7 +73,7 @@ export class BundleError extends Error {
  * A failed build as a {@link BundleError}: the first error at its place (`file:line:column`, the
  * line and a caret), each distinct error once; a missing file or package is `module_not_found`.
  */
-function bundleError(entryName: string, error: unknown): BundleError {
+function bundleError(entryName: string, error: unknown, missingFiles: string[] = []): BundleError {
   const messages = (error as { errors?: import("esbuild").Message[] }).errors ?? [];
   const formatted = [
     ...new Set(
@@ -78,13 +86,15 @@ function bundleError(entryName: string, error: unknown): BundleError {
     ),
   ];
   const first = formatted[0];
-  if (first === undefined) return new BundleError("bundle_failed", `Bundling ${entryName} failed: ${error}`);
+  if (first === undefined)
+    return new BundleError("bundle_failed", `Bundling ${entryName} failed: ${error}`, [], missingFiles);
   const missing = messages.find((m) => m.text.startsWith("Cannot find"));
   const more = formatted.length > 1 ? `\n(and ${formatted.length - 1} more)` : "";
   return new BundleError(
     missing ? "module_not_found" : "bundle_failed",
     missing ? missing.text : `${first}${more}`,
     formatted.map((f) => f.split("\n")[0] as string),
+    missingFiles,
   );
 }
 
@@ -159,12 +169,15 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
   async function build(input: LoadInput): Promise<BundleOutput> {
     const entryName = posix.basename(input.filename.replace(/\\/g, "/")) || "component.mjs";
     const files = new Map<string, string>();
-    const entryPath = posix.join(COMPONENT_DIR, entryName);
+    const componentDir = Object.keys(input.files ?? {}).length > 0 ? NESTED_DIR : COMPONENT_DIR;
+    const entryPath = posix.join(componentDir, entryName);
     files.set(entryPath, input.code);
     for (const [relative, code] of Object.entries(input.files ?? {})) {
-      files.set(posix.resolve(COMPONENT_DIR, relative.replace(/\\/g, "/")), code);
+      files.set(posix.resolve(componentDir, relative.replace(/\\/g, "/")), code);
     }
     const packages = new Map<string, { version: string; ranges: Set<string> }>();
+    /** Relative imports not among the files, as paths relative to the entry's folder. */
+    const missing = new Set<string>();
 
     const resolveBare = async (
       spec: string,
@@ -233,10 +246,11 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
             for (const ext of EXTENSIONS) {
               if (files.has(base + ext)) return { path: base + ext, namespace: NAMESPACE };
             }
+            missing.add(posix.relative(componentDir, base));
             return {
               errors: [
                 {
-                  text: `Cannot find "${spec}" imported from ${posix.relative(COMPONENT_DIR, args.importer)}: pass it in "files"`,
+                  text: `Cannot find "${spec}" imported from ${posix.relative(componentDir, args.importer)}: pass it in "files"`,
                 },
               ],
             };
@@ -282,7 +296,7 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
         plugins: [plugin],
       });
     } catch (error) {
-      throw bundleError(entryName, error);
+      throw bundleError(entryName, error, [...missing].sort());
     }
     const code = result.outputFiles[0]?.text ?? "";
     return {

@@ -99,7 +99,7 @@ export function createStackMapper(code: string, file: string, firstLineOffset: n
         if ((seg[0] ?? 0) <= column) best = seg;
         else break;
       }
-      const source = (d.map.sources[best[1] ?? 0] ?? file).replace(/^hookline:\/component\//, "");
+      const source = (d.map.sources[best[1] ?? 0] ?? file).replace(/^hookline:\/component\/(?:_\/)*/, "");
       return `${source}:${(best[2] ?? 0) + 1}:${(best[3] ?? 0) + 1}`;
     });
   };
