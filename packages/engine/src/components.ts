@@ -1,11 +1,12 @@
 /**
  * Saved components (`sc_...`): saving code (bundled and described by the runtime), finding a
- * component by id or registry key, copying a public registry component into a workspace, fetching
- * code by URL, and the `components` API.
+ * component by id or registry key, copying a public registry component into a workspace, and the
+ * `components` API (code by URL is code-url.ts).
  */
 import { createHash } from "node:crypto";
 import { type ComponentDescription, HooklineError, type PropDescription } from "@hookline/core";
 import type { SavedComponent } from "@hookline/store";
+import { createCodeFetcher, type FetchedSource } from "./code-url.js";
 import type { EngineContext } from "./context.js";
 import { finalProps } from "./dynamic-props.js";
 import { additionalPropsFor } from "./props.js";
@@ -31,6 +32,13 @@ export interface ComponentsApi {
    */
   fetchCode(url: string): Promise<string>;
   /**
+   * Fetches a component by URL with the relative files it imports (`../../app.app.mjs`), from the
+   * same base URL through the guarded transport: at most 50 files and 5 MB (`payload_too_large`);
+   * a relative file that cannot be fetched is `module_not_found` naming it. The result is what
+   * `save` and `sources.deploy` take as code.
+   */
+  fetchSource(url: string): Promise<FetchedSource>;
+  /**
    * The props of a saved component (id or key) after `additionalProps()` ran with the values
    * configured so far (SPEC's `reloadProps`): the component's own props merged with the
    * additional ones, which replace any earlier result. `previous` (the additional props of the
@@ -50,11 +58,6 @@ export interface ComponentsApi {
     options?: { previous?: Record<string, PropDescription> },
   ): Promise<Record<string, PropDescription>>;
 }
-
-/** The largest component code fetched by URL. */
-const MAX_CODE_BYTES = 1024 * 1024;
-/** How long fetching code by URL may take. */
-const FETCH_TIMEOUT_MS = 15_000;
 
 /** Bundles, validates and saves code (422 with every problem when invalid). @internal */
 export async function saveCode(
@@ -138,28 +141,9 @@ export async function componentFromKey(
   });
 }
 
-/** Fetches component code from a URL through the guarded transport: 2xx only, at most 1 MB. */
-async function fetchCode(ctx: Pick<EngineContext, "transport">, url: string): Promise<string> {
-  let res: Response;
-  try {
-    res = await ctx.transport.fetch(url, { method: "GET", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    throw new HooklineError("bad_request", `Could not fetch ${url}: ${(error as Error).message}`, {
-      ...(code ? { cause: code } : {}),
-    });
-  }
-  if (res.status < 200 || res.status > 299) {
-    throw new HooklineError("bad_request", `Fetching ${url} answered ${res.status}`);
-  }
-  const text = await res.text();
-  if (text.length > MAX_CODE_BYTES)
-    throw new HooklineError("payload_too_large", "component code is over 1 MB");
-  return text;
-}
-
 /** The `components` API of an engine. @internal */
 export function createComponentsApi(ctx: EngineContext): ComponentsApi {
+  const code = createCodeFetcher({ transport: ctx.transport, load: (input) => ctx.runtime.load(input) });
   return {
     async save(workspaceId, input) {
       return componentView(await saveCode(ctx, workspaceId, input));
@@ -170,7 +154,8 @@ export function createComponentsApi(ctx: EngineContext): ComponentsApi {
     async list(workspaceId) {
       return (await ctx.store.savedComponents.list(workspaceId)).map(componentView);
     },
-    fetchCode: (url) => fetchCode(ctx, url),
+    fetchCode: code.fetchCode,
+    fetchSource: code.fetchSource,
     async reloadProps(workspaceId, componentId, configured, options = {}) {
       const component = await componentFor(ctx, workspaceId, componentId);
       const description = component.description as ComponentDescription;

@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { HooklineError } from "@hookline/core";
 import { createDeliveryWorker, createTransport, type DeliveryWorker } from "@hookline/delivery";
-import { createRuntime, type Limits, nodeModulesResolver } from "@hookline/runtime";
+import { createRuntime, type Limits } from "@hookline/runtime";
 import { createMemoryStore, type Store } from "@hookline/store";
 import mitt, { type Emitter } from "mitt";
 import { type AccountsApi, createAccountsApi } from "./accounts.js";
@@ -123,7 +123,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
   const runtime =
     options.runtime ??
     createRuntime({
-      resolvers: [nodeModulesResolver(process.cwd())],
+      packages: options.packages ?? {},
       ...(limits.sandbox ? { limits: limits.sandbox } : {}),
     });
   const clock = options.clock ?? systemClock;

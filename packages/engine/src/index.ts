@@ -8,6 +8,7 @@ export type { AccountsApi } from "./accounts.js";
 export { API_KEY_PREFIX, hashApiKey } from "./api-keys.js";
 export { DEFAULT_NO_AUTH_APPS } from "./apps.js";
 export { type Clock, createFakeClock, type FakeClock, systemClock } from "./clock.js";
+export { type CodeUrlLimits, DEFAULT_CODE_URL_LIMITS, type FetchedSource } from "./code-url.js";
 export type { ComponentsApi } from "./components.js";
 export type { HooklineEvents } from "./events.js";
 export { createHookline, type Hookline } from "./hookline.js";

@@ -4,7 +4,7 @@
  * so every engine module can use these types without an import circle.
  */
 import type { DeliveryWorkerOptions, Transport } from "@hookline/delivery";
-import type { Limits, Runtime } from "@hookline/runtime";
+import type { Limits, PackagesOptions, Runtime } from "@hookline/runtime";
 import type { Store, StoredEvent } from "@hookline/store";
 import type { Clock } from "./clock.js";
 
@@ -42,8 +42,14 @@ export const DEFAULT_ENGINE_LIMITS: Readonly<EngineLimits> = Object.freeze({
 export interface HooklineOptions {
   /** Where everything is kept (default: a new in-memory store). */
   store?: Store;
-  /** The sandbox runtime (default: one resolving bare imports from `./node_modules`). */
+  /** The sandbox runtime (default: one resolving bare imports as `packages` says). */
   runtime?: Runtime;
+  /**
+   * Where the default runtime finds npm packages for bare imports: `./node_modules`, then the
+   * package cache (default `./node_modules/.cache/hookline/packages`), then the npm registry
+   * (`registry: false` turns it off). See `PackagesOptions` in `@hookline/runtime`.
+   */
+  packages?: PackagesOptions;
   /**
    * Outbound HTTP: webhook deliveries, components' `fetch`/`axios`, code by URL. Default: the
    * SSRF-guarded transport of `@hookline/delivery` (private addresses refused unless

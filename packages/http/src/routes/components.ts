@@ -19,19 +19,22 @@ export const CodeParams = {
   ),
 };
 
-/** The code input of a request, fetching `component_url` through the engine's guarded transport. */
+/**
+ * The code input of a request, fetching `component_url` (with the relative files it imports)
+ * through the engine's guarded transport.
+ */
 export async function codeFrom(
   ctx: RouteContext<{ component_code?: string; component_url?: string; filename?: string }>,
-): Promise<{ code: string; filename?: string } | undefined> {
+): Promise<{ code: string; filename?: string; files?: Record<string, string> } | undefined> {
   const { component_code, component_url, filename } = ctx.params;
   if (component_code !== undefined && component_url !== undefined) {
     throw new HooklineError("conflicting_parameter", "give component_code or component_url, not both");
   }
   if (component_code !== undefined) return { code: component_code, ...(filename ? { filename } : {}) };
   if (component_url !== undefined) {
-    const code = await ctx.hookline.components.fetchCode(component_url);
-    const name = filename ?? new URL(component_url).pathname.split("/").pop();
-    return { code, ...(name ? { filename: name } : {}) };
+    const fetched = await ctx.hookline.components.fetchSource(component_url);
+    const name = filename ?? fetched.filename;
+    return { ...fetched, ...(name ? { filename: name } : {}) };
   }
   return undefined;
 }
