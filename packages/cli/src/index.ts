@@ -16,6 +16,7 @@ import list from "./commands/list.js";
 import login from "./commands/login.js";
 import logs from "./commands/logs.js";
 import publish from "./commands/publish.js";
+import registry from "./commands/registry.js";
 import run from "./commands/run.js";
 import serve from "./commands/serve.js";
 import subscriptions from "./commands/subscriptions.js";
@@ -49,6 +50,7 @@ export const commands: Record<string, Command> = Object.fromEntries(
     deleteCommand,
     run,
     publish,
+    registry,
     logs,
     events,
     webhooks,

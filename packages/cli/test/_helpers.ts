@@ -102,7 +102,8 @@ export function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Starts `pd` with `args`; the child, and its output so far. */
 export function spawnPd(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
-  const nodeArgs = args[0] === "serve" ? PD_NODE_ARGS : PD_CLIENT_ARGS;
+  // `serve` and `registry import` load workspace packages (the engine, the runtime).
+  const nodeArgs = args[0] === "serve" || args[0] === "registry" ? PD_NODE_ARGS : PD_CLIENT_ARGS;
   const child = spawn(process.execPath, [...nodeArgs, ...args], {
     ...options,
     stdio: ["ignore", "pipe", "pipe"],

@@ -3,15 +3,18 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 // Only types at the top: the engine loads when `pd serve` runs, so other commands start fast.
 import type { EngineWorkerOptions, Hookline } from "@hookline/engine";
 import type { Store } from "@hookline/store";
-import { _flag, _int, _str } from "../_args.js";
+import { _flag, _int, _str, _strs } from "../_args.js";
 import { defineCommand } from "../_command.js";
 import { DEFAULT_DATA_DIR } from "../_config.js";
 import { CliError, note, out, style } from "../_output.js";
+import { _npmOptions, _packagesOptions } from "../_packages.js";
 import { outboundLine, readServeSettings, SETTING_OPTIONS } from "../_serve-settings.js";
+import { _publishAtStart } from "../_startup-registry.js";
 
 /** Writes a secret file with mode 600. @internal */
 function _writeSecret(path: string, value: string): void {
@@ -132,7 +135,7 @@ export default defineCommand({
   name: "serve",
   summary: "Run the Hookline server: REST API, HTTP interfaces, timers and the delivery worker.",
   usage:
-    "serve [--port 4100] [--host 127.0.0.1] [--data-dir ./.hookline] [--memory] [--database-url URL] [--public-url URL] [--dev] [--allow-private-urls] [--allow-url HOST|CIDR ...] [--no-worker] [--no-api] [limits: see docs/cli.md]",
+    "serve [--port 4100] [--host 127.0.0.1] [--data-dir ./.hookline] [--memory] [--database-url URL] [--public-url URL] [--dev] [--allow-private-urls] [--allow-url HOST|CIDR ...] [--no-worker] [--no-api] [--no-npm] [--npm-registry URL] [--import PACKAGE]... [--no-essentials] [limits: see docs/cli.md]",
   options: {
     port: { type: "string" },
     host: { type: "string" },
@@ -143,6 +146,9 @@ export default defineCommand({
     "no-worker": { type: "boolean" },
     "no-api": { type: "boolean" },
     ...SETTING_OPTIONS,
+    ..._npmOptions,
+    import: { type: "string", multiple: true },
+    "no-essentials": { type: "boolean" },
   },
   async run(args) {
     const settings = readServeSettings(args, process.env);
@@ -161,6 +167,7 @@ export default defineCommand({
         import("@hookline/http/node"),
         import("@hookline/ui"),
       ]);
+    const npm = _packagesOptions(args, join(dataDir ?? tmpdir(), dataDir ? "packages" : "hookline-packages"));
     const secrets = _secretsKey(dataDir);
     const opened = await _openStore({ memory, databaseUrl, dataDir: dataDir ?? "" });
 
@@ -201,8 +208,15 @@ export default defineCommand({
       secretsKey: secrets.key,
       baseUrl,
       worker: _flag(args, "no-worker") ? false : { ...settings.engine.worker, onAttempt: _logRefusedOnce() },
+      packages: npm.packages,
     });
     const key = await _ensureApiKey(hookline, opened.store, dataDir ? join(dataDir, "api-key") : undefined);
+    const imports = [..._strs(args, "import"), ...(process.env.HOOKLINE_IMPORT ?? "").split(",")];
+    const registryLines = await _publishAtStart(hookline, {
+      essentials: !_flag(args, "no-essentials"),
+      imports: imports.map((spec) => spec.trim()).filter(Boolean),
+      packages: npm.packages,
+    });
     // The web application at the root; /v1 and /http go to the API.
     listener = toNodeListener(withUi(createHandler(hookline, settings.handler)));
     hookline.start();
@@ -220,6 +234,8 @@ export default defineCommand({
     out(`  Worker:   ${_flag(args, "no-worker") ? "off (--no-worker)" : "on"}`);
     out(`  Outbound: ${outboundLine(settings)}`);
     if (settings.given.length > 0) out(`  Settings: ${settings.given.join(" ")}`);
+    out(`  npm:      ${npm.label}; packages cached in ${npm.packages.cacheDir}`);
+    for (const line of registryLines) out(`  Registry: ${line}`);
     if (key.created) {
       out(`  API key:  ${style.yellow(key.created)}`);
       out(`            shown once; ${key.where}`);
