@@ -4,7 +4,7 @@
  * `pd deploy <file>` does, and published under its own key and version. `pd registry import` does
  * it over the REST API; `pd serve` does it in-process at start-up.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PackagesOptions } from "@hookline/runtime";
@@ -112,25 +112,42 @@ export async function resolvePackageDir(
   );
 }
 
+/**
+ * The ranges a package declares for its dependencies (dependencies, optional and peer ones): its
+ * components' bare imports get them, so they run with the versions the package was written for.
+ */
+export function declaredRanges(dir: string): Record<string, string> {
+  try {
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<
+      string,
+      Record<string, string> | undefined
+    >;
+    return { ...pkg.peerDependencies, ...pkg.optionalDependencies, ...pkg.dependencies };
+  } catch {
+    return {};
+  }
+}
+
 /** Codes that mean "already in the registry": the component is not published again. */
 const ALREADY = new Set(["component_version_exists", "registry_key_taken"]);
 
 /**
  * Bundles and publishes each file, one at a time; a failure is recorded and the next file goes on.
- * `onResult` sees each result as it comes.
+ * `onResult` sees each result as it comes; bare imports get the versions of `ranges`.
  */
 export async function publishFiles(
   root: string,
   files: string[],
   publish: Publisher,
   onResult?: (result: ImportResult) => void,
+  ranges: Record<string, string> = {},
 ): Promise<ImportResult[]> {
   const results: ImportResult[] = [];
   for (const path of files) {
     const file = relative(root, path) || basename(path);
     let result: ImportResult;
     try {
-      const bundled = await bundleComponent(path);
+      const bundled = await bundleComponent(path, { ranges });
       const published = await publish(bundled);
       result = {
         file,

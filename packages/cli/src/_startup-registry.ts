@@ -9,6 +9,7 @@ import type { Hookline } from "@hookline/engine";
 import type { PackagesOptions } from "@hookline/runtime";
 import { note, style } from "./_output.js";
 import {
+  declaredRanges,
   essentialsDir,
   folderComponentFiles,
   type ImportResult,
@@ -72,7 +73,8 @@ export async function _publishAtStart(
     try {
       const found = await resolvePackageDir(spec, options.packages);
       const label = `${found.name}@${found.version}`;
-      const results = await publishFiles(found.dir, packageComponentFiles(found.dir), publish, report(label));
+      const files = packageComponentFiles(found.dir);
+      const results = await publishFiles(found.dir, files, publish, report(label), declaredRanges(found.dir));
       lines.push(`${label}: ${summary(results)}`);
     } catch (error) {
       lines.push(`${spec}: not imported (${(error as Error).message})`);

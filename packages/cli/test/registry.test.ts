@@ -36,9 +36,15 @@ const PACKAGES: FakePackages = {
         "actions/broken/broken.mjs": `export default { key: "http-broken", name: "Broken", type: "action", run() {} };`,
         "common/helpers.mjs": "export default 1;",
       },
+      // Its components' bare imports are published with this range ("shout@^1.0.0").
+      dependencies: { shout: "^1.0.0" },
     },
   },
-  shout: { "1.0.0": { files: { "index.js": 'module.exports = (s) => String(s).toUpperCase() + "!";' } } },
+  shout: {
+    "1.0.0": { files: { "index.js": 'module.exports = (s) => String(s).toUpperCase() + "!";' } },
+    // The latest, outside the declared range: never used.
+    "2.0.0": { files: { "index.js": 'module.exports = () => "wrong major";' } },
+  },
 };
 
 const json = <T>(text: string): T => JSON.parse(text) as T;
@@ -111,6 +117,7 @@ describe("the registry: essentials, pd serve --import, pd registry import, npm p
       return /"said":\s*"HI!!"/.test(events.stdout);
     }, 20_000);
     expect(registry.requests).toEqual(expect.arrayContaining(["/shout", "/-/shout-1.0.0.tgz"]));
+    expect(registry.requests).not.toContain("/-/shout-2.0.0.tgz");
 
     // The essentials deploy by key too.
     const http = await pd(["deploy", "http-new-requests", "--name", "inbox", "--json"], { cwd: dir, env });

@@ -32,7 +32,7 @@ describe("isolation", () => {
     const m = await mountCode(runtime, code, {});
     const r = await m.runAction();
     const p = r.returnValue as Record<string, string>;
-    expect(p.processKeys).toBe("argv,cwd,emitWarning,env,hrtime,nextTick,platform,version,versions");
+    expect(p.processKeys).toBe("argv,cwd,emitWarning,env,hrtime,nextTick,platform,title,version,versions");
     expect(p.env).toBe('{"PD_COMPONENT":"dc_test"}');
     expect(p.exit).toBe("undefined");
     expect(p.binding).toBe("undefined");

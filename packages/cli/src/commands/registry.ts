@@ -9,6 +9,7 @@ import { _client, _jsonOption, _profileOption, defineCommand } from "../_command
 import { CliError, note, out, printJson, style } from "../_output.js";
 import { _npmOptions, _packagesOptions, _userCacheDir } from "../_packages.js";
 import {
+  declaredRanges,
   folderComponentFiles,
   type ImportResult,
   packageComponentFiles,
@@ -74,6 +75,7 @@ export default defineCommand({
           visibility,
         }),
       json ? undefined : (r) => out(_resultLine(r)),
+      declaredRanges(root),
     );
     const count = (status: ImportResult["status"]) => results.filter((r) => r.status === status).length;
     if (json) printJson({ package: label, visibility, results });

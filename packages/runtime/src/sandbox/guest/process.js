@@ -5,6 +5,7 @@
   var process = {
     env: { PD_COMPONENT: S.cfg.id },
     platform: "linux",
+    title: "node",
     version: "v20.0.0",
     versions: { node: "20.0.0" },
     argv: [],
