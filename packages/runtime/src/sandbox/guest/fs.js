@@ -378,97 +378,82 @@
   promises.open = (p, flags) => promiseForm(() => new FileHandle(openSync(p, flags)))();
 
   // Streams: a file is opened when the stream is made; an error (EACCES, ENOENT) arrives as the
-  // stream's "error" event, as in Node.
-  function opened(stream, fd) {
-    Promise.resolve().then(() => {
-      stream.emit("open", fd);
-      stream.emit("ready");
-    });
-  }
-  function createReadStream(p, options) {
-    var Readable = S.load("stream").Readable;
+  // stream's "error" event, as in Node. `spec(opts, file)` gives the stream's read or write.
+  function fileStream(kind, p, options, flags, spec) {
     var opts = typeof options === "string" ? { encoding: options } : options || {};
-    var fd = typeof opts.fd === "number" ? opts.fd : null;
+    var file = { fd: typeof opts.fd === "number" ? opts.fd : null };
     var openError = null;
-    var path = fd === null ? toPath(p) : p;
+    var path = file.fd === null ? toPath(p) : p;
     try {
-      if (fd === null) fd = openSync(path, opts.flags || "r");
+      if (file.fd === null) file.fd = openSync(path, opts.flags || flags);
     } catch (e) {
       openError = e;
     }
-    var position = typeof opts.start === "number" ? opts.start : 0;
-    var end = typeof opts.end === "number" ? opts.end : Infinity;
-    var chunkSize = opts.highWaterMark || 65536;
-    var stream = new Readable({
-      highWaterMark: chunkSize,
-      encoding: opts.encoding || undefined,
-      read() {
+    var methods = spec(opts, file);
+    methods.destroy = (err, cb) => {
+      if (file.fd !== null && opts.autoClose !== false) {
         try {
-          var len = Math.min(chunkSize, end - position + 1);
-          if (len <= 0) return this.push(null);
-          var data = Buffer.from(call("read", { fd: fd, len: len, pos: position }), "base64");
-          position += data.length;
-          stream.bytesRead += data.length;
-          this.push(data.length === 0 ? null : data);
-        } catch (e) {
-          this.destroy(e);
-        }
-      },
-      destroy(err, cb) {
-        if (fd !== null && opts.autoClose !== false) {
-          try {
-            call("close", { fd: fd });
-          } catch (_e) {}
-          fd = null;
-        }
-        cb(err);
-      },
-    });
+          call("close", { fd: file.fd });
+        } catch (_e) {}
+        file.fd = null;
+      }
+      cb(err);
+    };
+    var Kind = S.load("stream")[kind];
+    var stream = new Kind(methods);
     stream.path = path;
+    if (openError) stream.destroy(openError);
+    else {
+      var fd = file.fd;
+      Promise.resolve().then(() => {
+        stream.emit("open", fd);
+        stream.emit("ready");
+      });
+    }
+    return stream;
+  }
+  function createReadStream(p, options) {
+    var stream = fileStream("Readable", p, options, "r", (opts, file) => {
+      var position = typeof opts.start === "number" ? opts.start : 0;
+      var end = typeof opts.end === "number" ? opts.end : Infinity;
+      var chunkSize = opts.highWaterMark || 65536;
+      return {
+        highWaterMark: chunkSize,
+        encoding: opts.encoding || undefined,
+        read() {
+          try {
+            var len = Math.min(chunkSize, end - position + 1);
+            if (len <= 0) return this.push(null);
+            var data = Buffer.from(call("read", { fd: file.fd, len: len, pos: position }), "base64");
+            position += data.length;
+            this.bytesRead += data.length;
+            this.push(data.length === 0 ? null : data);
+          } catch (e) {
+            this.destroy(e);
+          }
+        },
+      };
+    });
     stream.bytesRead = 0;
     stream.close = (cb) => stream.destroy(null, cb);
-    if (openError) stream.destroy(openError);
-    else opened(stream, fd);
     return stream;
   }
   function createWriteStream(p, options) {
-    var Writable = S.load("stream").Writable;
-    var opts = typeof options === "string" ? { encoding: options } : options || {};
-    var fd = typeof opts.fd === "number" ? opts.fd : null;
-    var openError = null;
-    var path = fd === null ? toPath(p) : p;
-    try {
-      if (fd === null) fd = openSync(path, opts.flags || "w");
-    } catch (e) {
-      openError = e;
-    }
-    var stream = new Writable({
+    var stream = fileStream("Writable", p, options, "w", (_opts, file) => ({
       write(chunk, _encoding, cb) {
         try {
-          stream.bytesWritten += writeSync(fd, chunk);
+          this.bytesWritten += writeSync(file.fd, chunk);
           cb();
         } catch (e) {
           cb(e);
         }
       },
-      destroy(err, cb) {
-        if (fd !== null && opts.autoClose !== false) {
-          try {
-            call("close", { fd: fd });
-          } catch (_e) {}
-          fd = null;
-        }
-        cb(err);
-      },
-    });
-    stream.path = path;
+    }));
     stream.bytesWritten = 0;
     stream.close = (cb) => {
       if (cb) stream.once("close", () => cb());
       stream.end();
     };
-    if (openError) stream.destroy(openError);
-    else opened(stream, fd);
     return stream;
   }
   fs.createReadStream = createReadStream;
