@@ -157,11 +157,16 @@ describe("the registry: essentials, pd serve --import, pd registry import, npm p
     expect(await stop(served)).toBe(0);
     served = undefined;
     const down = await unreachableUrl();
+    // The registry and the import given by environment variables this time.
     served = await serve(
-      ["--memory", "--allow-private-urls", "--npm-registry", down, "--import", "@acme/hookline-components"],
-      { cwd: dir, env: serverEnv },
+      ["--memory", "--allow-private-urls"],
+      {
+        cwd: dir,
+        env: { ...serverEnv, HOOKLINE_NPM_REGISTRY: down, HOOKLINE_IMPORT: " @acme/hookline-components ," },
+      },
       60_000,
     );
+    expect(served.output.stdout).toContain(`npm:      ${down}; packages cached in ${join(dir, "packages")}`);
     expect(served.output.stdout).toContain("Registry: essentials: 3 published");
     expect(served.output.stdout).toContain(
       "Registry: @acme/hookline-components@1.2.0: 2 published, 1 failed",
