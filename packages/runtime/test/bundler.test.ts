@@ -176,6 +176,7 @@ describe("npm resolver", () => {
       tampered: { "1.0.0": { files: { "index.js": 'module.exports = "ok";' }, tamper: true } },
       "@acme/remote": { "1.1.0": { files: { "index.js": 'module.exports = "remote";' } } },
       moving: { "1.0.0": { files: { "index.js": 'module.exports = "moving 1.0.0";' } } },
+      twin: { "1.0.0": { files: { "index.js": 'module.exports = "twin";' } } },
     });
     base = registry.url;
     requests = registry.requests;
@@ -249,6 +250,14 @@ describe("npm resolver", () => {
       filename: "component.mjs",
     });
     expect(loaded.packages).toEqual([{ name: "moving", version: "1.1.0", range: "^1" }]);
+  });
+
+  it("shares one download between deploys that need the same version at once", async () => {
+    const resolver = npmResolver({ cacheDir, registry: base });
+    const [a, b] = await Promise.all([resolver.resolve("twin", "^1"), resolver.resolve("twin", "1.0.0")]);
+    expect(a).toEqual({ dir: join(cacheDir, "twin@1.0.0", "node_modules", "twin"), version: "1.0.0" });
+    expect(b).toEqual(a);
+    expect(requests.filter((r) => r === "/-/twin-1.0.0.tgz")).toHaveLength(1);
   });
 
   it("names the package, the range and the reason when it cannot be had", async () => {

@@ -139,6 +139,7 @@ export function npmResolver(options: NpmResolverOptions): PackageResolver {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const cache = cacheResolver(options.cacheDir);
   const packuments = new Map<string, { at: number; packument: Promise<Packument | undefined> }>();
+  const downloads = new Map<string, Promise<{ dir: string; version: string }>>();
 
   async function request(url: string, accept?: string): Promise<Response> {
     try {
@@ -189,7 +190,12 @@ export function npmResolver(options: NpmResolverOptions): PackageResolver {
     mkdirSync(stagingDir, { recursive: true });
     try {
       extractTarball(data, stagingDir);
-      if (!existsSync(entry.root)) renameSync(staging, entry.root);
+      try {
+        renameSync(staging, entry.root);
+      } catch (error) {
+        // Another process unpacked the same version first: theirs is as good as ours.
+        if (!existsSync(join(entry.dir, "package.json"))) throw error;
+      }
     } finally {
       rmSync(staging, { recursive: true, force: true });
     }
@@ -222,7 +228,14 @@ export function npmResolver(options: NpmResolverOptions): PackageResolver {
         );
       const entry = cacheEntry(options.cacheDir, name, version);
       if (existsSync(join(entry.dir, "package.json"))) return { dir: entry.dir, version };
-      return download(name, version, packument);
+      // Deploys that need the same version at once share one download.
+      const key = `${name}@${version}`;
+      let pending = downloads.get(key);
+      if (!pending) {
+        pending = download(name, version, packument).finally(() => downloads.delete(key));
+        downloads.set(key, pending);
+      }
+      return pending;
     },
   };
 }
