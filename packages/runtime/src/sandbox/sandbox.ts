@@ -57,30 +57,12 @@ function prelude(): string {
 }
 
 /** The guest files compiled on first use (`load(name)` in guest/core.js). */
-const SHIMS = new Set([
-  "bytes",
-  "clone",
-  "component",
-  "console",
-  "crypto",
-  "describe",
-  "events",
-  "extra",
-  "fetch",
-  "format",
-  "fs",
-  "host",
-  "platform",
-  "process",
-  "path",
-  "pipeline",
-  "querystring",
-  "readable",
-  "stream",
-  "timers",
-  "url",
-  "util",
-]);
+const SHIMS = new Set(
+  (
+    "bytes clone component console crypto describe events extra fetch format fs host path pipeline " +
+    "platform process querystring readable stream timers url util"
+  ).split(" "),
+);
 const shimSources = new Map<string, string>();
 /** The source of guest/<name>.js, a function expression of the shim scope; read once per process. */
 function shimSource(name: string): string {
