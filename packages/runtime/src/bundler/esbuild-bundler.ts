@@ -69,18 +69,29 @@ export class BundleError extends Error {
   }
 }
 
+/** A file of the build as the author knows it: relative to the component's folder. */
+function shownPath(componentDir: string, file: string): string {
+  const path = file.replace(/^hookline:/, "");
+  return path.startsWith("/") ? posix.relative(componentDir, path) : path;
+}
+
 /**
  * A failed build as a {@link BundleError}: the first error at its place (`file:line:column`, the
  * line and a caret), each distinct error once; a missing file or package is `module_not_found`.
  */
-function bundleError(entryName: string, error: unknown, missingFiles: string[] = []): BundleError {
+function bundleError(
+  entryName: string,
+  error: unknown,
+  componentDir: string,
+  missingFiles: string[] = [],
+): BundleError {
   const messages = (error as { errors?: import("esbuild").Message[] }).errors ?? [];
   const formatted = [
     ...new Set(
       messages.map((m) =>
         formatCodeFrame(
           m.text,
-          m.location && { ...m.location, file: m.location.file.replace(/^(hookline:)?\/component\//, "") },
+          m.location && { ...m.location, file: shownPath(componentDir, m.location.file) },
         ),
       ),
     ),
@@ -296,7 +307,7 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
         plugins: [plugin],
       });
     } catch (error) {
-      throw bundleError(entryName, error, [...missing].sort());
+      throw bundleError(entryName, error, componentDir, [...missing].sort());
     }
     const code = result.outputFiles[0]?.text ?? "";
     return {
