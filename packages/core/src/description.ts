@@ -4,6 +4,8 @@
  * CLI and UI show. Functions in a definition appear here only as flags (`dynamicOptions`,
  * `methods`, `hooks`, `hasAdditionalProps`).
  */
+import type { Problem } from "./errors.js";
+import type { PropValueType } from "./schemas.js";
 
 /** A serializable prop, as the runtime describes it (propDefinitions already resolved). */
 export interface PropDescription {
@@ -26,6 +28,12 @@ export interface PropDescription {
   app?: string;
   /** For `$.interface.http`: whether the component answers with `respond()` itself. */
   customResponse?: boolean;
+  /**
+   * For prop types outside SPEC's table (`alert`, `dir`, `data_store`, `http_request`, `sql`,
+   * `$.interface.apphook`, app-specific `$.<app>.<thing>`): the value it takes, so that a form or
+   * a prompt knows what to ask. `none`: never asked (display only, or wired by the platform).
+   */
+  valueType?: PropValueType;
   /** For props built from an app's propDefinition: which app prop and which definition. */
   propDefinition?: { appProp: string; name: string; hasInputValues: boolean };
   /** Any other serializable fields the author set. */
@@ -48,4 +56,9 @@ export interface ComponentDescription {
   hooks: string[];
   /** True when the component defines `additionalProps`. */
   hasAdditionalProps: boolean;
+  /**
+   * SPEC rules the definition breaks that Pipedream accepts (see `validateComponent`), when there
+   * are any: shown to the author, refused only when publishing strictly.
+   */
+  warnings?: Problem[];
 }

@@ -5,6 +5,7 @@
  */
 
 export * from "./code-frame.js";
+export { parsePropType } from "./component-props.js";
 export * from "./dedupe.js";
 export * from "./define.js";
 export * from "./description.js";
@@ -12,13 +13,14 @@ export * from "./emit.js";
 export * from "./errors.js";
 export * from "./ids.js";
 export { PROBLEM_CODES, type ProblemCode } from "./problems.js";
+export { REGISTRY_KEY, type RegistryVisibility } from "./registry-rules.js";
 export * from "./respond.js";
 export * from "./schemas.js";
 export * from "./slug.js";
 export * from "./timers.js";
 export {
+  type ComponentCheck,
   describeComponent,
-  parsePropType,
   type ValidateComponentOptions,
   validateComponent,
 } from "./validate-component.js";

@@ -48,3 +48,22 @@ export function joinPath(...parts: (string | number)[]): string {
 export function describeProblems(problems: readonly Problem[]): string {
   return problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
 }
+
+/**
+ * The problems (which make a definition invalid) and warnings (rules real Pipedream components
+ * break, accepted here as Pipedream accepts them) of one validation. @internal
+ */
+export class Findings {
+  readonly problems: Problem[] = [];
+  readonly warnings: Problem[] = [];
+
+  /** Records a problem. */
+  error(code: ProblemCode, path: string, message: string): void {
+    this.problems.push(problem(code, path, message));
+  }
+
+  /** Records a warning. */
+  warn(code: ProblemCode, path: string, message: string): void {
+    this.warnings.push(problem(code, path, message));
+  }
+}

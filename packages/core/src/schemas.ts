@@ -18,20 +18,66 @@ export function isFunctionLike(value: unknown): boolean {
   );
 }
 
-/** Every prop type of SPEC's prop type table, with where it may be used. */
+/**
+ * What value a prop of a type takes from the user: a user-input type (`string`, `object`...), a
+ * `timer` or `app` configuration, or `none` (wired by the platform, or display only).
+ */
+export type PropValueType = "boolean" | "integer" | "string" | "object" | "any" | "app" | "timer" | "none";
+
+/**
+ * Every prop type: SPEC's prop type table, then the types SPEC does not list but real Pipedream
+ * components use (see docs/components.md), with where each may be used and what value it takes.
+ */
 export const PROP_TYPES = {
-  app: { array: false, sources: true, actions: true },
-  boolean: { array: true, sources: true, actions: true },
-  integer: { array: true, sources: true, actions: true },
-  string: { array: true, sources: true, actions: true },
-  object: { array: false, sources: true, actions: true },
-  any: { array: false, sources: false, actions: true },
-  "$.interface.http": { array: false, sources: true, actions: false },
-  "$.interface.timer": { array: false, sources: true, actions: false },
-  "$.service.db": { array: false, sources: true, actions: false },
+  app: { array: false, sources: true, actions: true, value: "app" },
+  boolean: { array: true, sources: true, actions: true, value: "boolean" },
+  integer: { array: true, sources: true, actions: true, value: "integer" },
+  string: { array: true, sources: true, actions: true, value: "string" },
+  object: { array: false, sources: true, actions: true, value: "object" },
+  any: { array: false, sources: false, actions: true, value: "any" },
+  "$.interface.http": { array: false, sources: true, actions: false, value: "none" },
+  "$.interface.timer": { array: false, sources: true, actions: false, value: "timer" },
+  "$.service.db": { array: false, sources: true, actions: false, value: "none" },
+  /** Not in SPEC: a source fed by an app's events (`appProp`, `eventNames`); takes no value. */
+  "$.interface.apphook": { array: false, sources: true, actions: false, value: "none" },
   /** Not in SPEC: Pipedream's display-only notice (`alertType`, `content`); takes no value. */
-  alert: { array: false, sources: true, actions: true },
-} as const satisfies Record<string, { array: boolean; sources: boolean; actions: boolean }>;
+  alert: { array: false, sources: true, actions: true, value: "none" },
+  /** Not in SPEC: an action's request builder; its value is `{ url, method, headers, params, body }`. */
+  http_request: { array: false, sources: false, actions: true, value: "object" },
+  /** Not in SPEC: a named key-value store of the workspace; its value is the store's name. */
+  data_store: { array: false, sources: false, actions: true, value: "string" },
+  /** Not in SPEC: a folder of the component's `/tmp` synced by the platform (`accessMode`, `sync`). */
+  dir: { array: false, sources: true, actions: true, value: "none" },
+  /** Not in SPEC: a SQL query (a string, or `{ query, params }`) for a database app (`auth.app`). */
+  sql: { array: false, sources: true, actions: true, value: "any" },
+} as const satisfies Record<
+  string,
+  { array: boolean; sources: boolean; actions: boolean; value: PropValueType }
+>;
+
+/**
+ * An app-specific prop type such as `$.discord.channel` or `$.discord.channel[]`: accepted (with a
+ * warning) and taken as a string (or a string array).
+ */
+export const APP_SPECIFIC_PROP_TYPE = /^\$\.(?!interface\.|service\.)[a-z0-9_]+\.[A-Za-z0-9_.]+(\[\])?$/;
+
+/**
+ * What value a prop of `type` takes (see {@link PropValueType}); `undefined` for an unknown type.
+ * An array type (`string[]`) takes an array of its base's values.
+ *
+ * @example
+ * ```ts
+ * propValueType("integer[]"); // "integer"
+ * propValueType("$.discord.channel"); // "string"
+ * propValueType("alert"); // "none"
+ * ```
+ */
+export function propValueType(type: string): PropValueType | undefined {
+  const base = type.endsWith("[]") ? type.slice(0, -2) : type;
+  const info = (PROP_TYPES as Record<string, { value: PropValueType }>)[base];
+  if (info) return info.value;
+  return APP_SPECIFIC_PROP_TYPE.test(type) ? "string" : undefined;
+}
 
 /** A prop type name without the `[]` suffix. */
 export type BasePropType = keyof typeof PROP_TYPES;

@@ -1,6 +1,7 @@
 import type { PropDescription } from "./description.js";
 import type { Problem } from "./errors.js";
 import { joinPath, problem } from "./problems.js";
+import { propValueType } from "./schemas.js";
 import { validateTimerConfig } from "./timers.js";
 
 /** SPEC's limit on a prop value entered as raw static text, in bytes. */
@@ -84,7 +85,8 @@ export function checkPropValue(
     };
   }
   const array = prop.type.endsWith("[]");
-  const base = array ? prop.type.slice(0, -2) : prop.type;
+  // What the type takes: `$.discord.channel` a string, `http_request` an object...
+  const base = propValueType(prop.type) ?? (array ? prop.type.slice(0, -2) : prop.type);
   const problems: Problem[] = [];
   let value: unknown;
   if (array) {
@@ -142,8 +144,9 @@ export interface PropValuesResult {
  * `{ label, value }`), required props, defaults applied to missing optional props, and the 64KB
  * limit on raw static text (step expressions such as `{{steps.x.y}}` are exempt and pass through).
  * Interface props: a timer takes `{ intervalSeconds }` or `{ cron, timezone? }` (else its
- * `default`); HTTP and db props take no value; app props pass their value (such as
- * `{ authProvisionId }`) through for the caller to resolve.
+ * `default`); HTTP, db, apphook, `dir` and `alert` props take no value; app props pass their value
+ * (such as `{ authProvisionId }`) through for the caller to resolve. The types SPEC does not list
+ * take the value of their `propValueType` (`$.discord.channel` a string, `http_request` an object).
  *
  * @example
  * ```ts
@@ -164,12 +167,10 @@ export function validatePropValues(
   }
   for (const [name, prop] of Object.entries(props)) {
     const given = input[name];
-    switch (prop.type) {
-      case "$.interface.http":
-      case "$.service.db":
-      case "alert":
+    switch (propValueType(prop.type)) {
+      case "none": // wired by the platform (http, db, apphook, dir) or display only (alert)
         continue;
-      case "$.interface.timer": {
+      case "timer": {
         const timer = given ?? prop.default;
         if (timer === undefined) {
           problems.push(

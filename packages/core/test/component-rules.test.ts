@@ -52,7 +52,7 @@ const componentTable: Case[] = [
   ["dedupe: on a source", source({ dedupe: "greatest" }), []],
   ["dedupe: sources only", action({ dedupe: "unique" }), [["source_only", "dedupe"]]],
   ["dedupe: a known strategy", source({ dedupe: "first" }), [["invalid_value", "dedupe"]]],
-  ["run: required", { name: "x", version: "1" }, [["required", "run"]]],
+  ["run: required in an action", { name: "x", version: "1", type: "action" }, [["required", "run"]]],
   ["run: a method", source({ run: "go" }), [["invalid_type", "run"]]],
   ["run: serialized marker", source({ run: { $fn: true } }), []],
   ["additionalProps: a method", source({ additionalProps: 3 }), [["invalid_type", "additionalProps"]]],
@@ -78,8 +78,8 @@ const userInputTable: Case[] = [
     [["invalid_type", "props.p.options"]],
   ],
   [
-    "options: objects need label and value",
-    withProp({ type: "string", options: [{ value: "a" }] }),
+    "options: objects need a value",
+    withProp({ type: "string", options: [{ label: "A" }] }),
     [["invalid_value", "props.p.options.0"]],
   ],
   [
@@ -119,11 +119,6 @@ const userInputTable: Case[] = [
     [["invalid_prop_definition", "props.p.propDefinition.2"]],
   ],
   ["default: on an optional prop", withProp({ type: "string", optional: true, default: "x" }), []],
-  [
-    "default: only on optional props",
-    withProp({ type: "string", default: "x" }),
-    [["default_on_required", "props.p.default"]],
-  ],
   [
     "default: of the prop's type",
     withProp({ type: "integer", optional: true, default: "many" }),
@@ -167,6 +162,14 @@ const typeRows: [type: string, array: boolean, sources: boolean, actions: boolea
   ["$.interface.timer", false, true, false],
   ["$.service.db", false, true, false],
 ];
+// The types SPEC does not list but real components use.
+typeRows.push(
+  ["alert", false, true, true],
+  ["http_request", false, false, true],
+  ["data_store", false, false, true],
+  ["dir", false, true, true],
+  ["sql", false, true, true],
+);
 const propTypeTable: Case[] = typeRows.flatMap(([type, array, sources, actions]): Case[] => [
   [`${type} in a source`, withProp({ type }), sources ? [] : [["action_only", "props.p.type"]]],
   [`${type} in an action`, withProp({ type }, action), actions ? [] : [["source_only", "props.p.type"]]],
@@ -182,7 +185,27 @@ propTypeTable.push(
   ["app[] has no array form", withProp({ ...app, type: "app[]" }), [["array_not_supported", "props.p.type"]]],
 );
 
+const apphook = { type: "$.interface.apphook", appProp: "github", eventNames: ["star"] };
 const interfaceTable: Case[] = [
+  ["apphook", source({ props: { github: app, hook: apphook } }), []],
+  ["apphook: eventNames method", withProp({ ...apphook, eventNames() {} }), []],
+  ["apphook: sources only", action({ props: { hook: apphook } }), [["source_only", "props.hook.type"]]],
+  ["apphook: appProp required", withProp({ type: "$.interface.apphook" }), [["required", "props.p.appProp"]]],
+  [
+    "apphook: eventNames strings",
+    withProp({ ...apphook, eventNames: [1] }),
+    [["invalid_type", "props.p.eventNames"]],
+  ],
+  [
+    "http_request default is an object",
+    withProp({ type: "http_request", optional: true, default: "GET /" }, action),
+    [["invalid_type", "props.p.default"]],
+  ],
+  [
+    "not an app-specific type",
+    withProp({ type: "$.interface.ftp" }),
+    [["unknown_prop_type", "props.p.type"]],
+  ],
   [
     "timer default intervalSeconds",
     withProp({ type: "$.interface.timer", default: { intervalSeconds: 60 } }),
@@ -233,8 +256,18 @@ const registryTable: Case[] = [
     [["invalid_registry_key", "key"]],
   ],
   [
-    "registry: key slugifies the name",
-    source({ key: "github-new-source", version: "1.0.0", props: { github: app } }),
+    "registry: the key's app is one of the component's apps",
+    source({ key: "gitlab-my-source", version: "1.0.0", props: { github: app } }),
+    [["invalid_registry_key", "key"]],
+  ],
+  [
+    "registry: a lower-case slug after the app",
+    source({ key: "github-My_Source", version: "1.0.0", props: { github: app } }),
+    [["invalid_registry_key", "key"]],
+  ],
+  [
+    "registry: without an app prop, no prefix",
+    source({ key: "mysource", version: "1.0.0" }),
     [["invalid_registry_key", "key"]],
   ],
   ["registry: without an app prop", source({ key: "http-my-source", version: "1.0.0" }), []],
@@ -250,23 +283,117 @@ const registryTable: Case[] = [
   ],
 ];
 
+// SPEC rules real Pipedream components break: warnings, the component stays valid.
+const warningTable: Case[] = [
+  [
+    "default on a required prop",
+    withProp({ type: "string", default: "x" }),
+    [["default_on_required", "props.p.default"]],
+  ],
+  [
+    "default on a required prop built from a propDefinition",
+    source({ props: { github: app, repo: { propDefinition: [app, "repo"], default: "hookline" } } }),
+    [["default_on_required", "props.repo.default"]],
+  ],
+  ["a source without run", { name: "Daily", version: "0.0.1", props: {} }, [["required", "run"]]],
+  [
+    "an option object whose label is not a string",
+    withProp({ type: "integer", options: [{ label: 1, value: 1 }, { value: 2 }] }),
+    [
+      ["invalid_value", "props.p.options.0"],
+      ["invalid_value", "props.p.options.1"],
+    ],
+  ],
+  [
+    "an app-specific prop type",
+    withProp({ type: "$.discord.channel" }),
+    [["unknown_prop_type", "props.p.type"]],
+  ],
+  [
+    "an app-specific array prop type",
+    withProp({ type: "$.discord.channel[]", optional: true, default: ["general"] }),
+    [["unknown_prop_type", "props.p.type"]],
+  ],
+];
+
 describe.each([
   ["component object", componentTable, false],
   ["user input props", userInputTable, false],
   ["prop types", propTypeTable, false],
   ["interface and app props", interfaceTable, false],
-  ["registry", registryTable, true],
+  ["registry", registryTable, "public"],
 ] as const)("validateComponent: %s", (_table, cases, registry) => {
   it.each(cases)("%s", (_title, definition, expected) => {
-    const problems = validateComponent(definition, { registry });
+    const { problems, warnings } = validateComponent(definition, { registry });
     expect(problems.map((p) => [p.code, p.path])).toEqual(expected);
+    expect(warnings).toEqual([]);
     for (const p of problems) expect(p.message).toMatch(/\w/);
+  });
+});
+
+describe("validateComponent: warnings", () => {
+  it.each(warningTable)("%s", (_title, definition, expected) => {
+    const { problems, warnings } = validateComponent(definition);
+    expect(problems).toEqual([]);
+    expect(warnings.map((p) => [p.code, p.path])).toEqual(expected);
+    for (const p of warnings) expect(p.message).toMatch(/\w/);
+    // strict: the same findings, as problems.
+    const strict = validateComponent(definition, { strict: true });
+    expect(strict.problems.map((p) => [p.code, p.path])).toEqual(expected);
+    expect(strict.warnings).toEqual([]);
+  });
+
+  it("still checks a required prop's default against the type: an error next to the warning", () => {
+    const { problems, warnings } = validateComponent(withProp({ type: "integer", default: "many" }));
+    expect(problems.map((p) => [p.code, p.path])).toEqual([["invalid_type", "props.p.default"]]);
+    expect(warnings.map((p) => [p.code, p.path])).toEqual([["default_on_required", "props.p.default"]]);
+  });
+
+  it("describes the types SPEC does not list with the value they take", () => {
+    const { description } = describeComponent(
+      action({
+        props: {
+          info: { type: "alert", alertType: "info", content: "Read **this**" },
+          request: { type: "http_request", default: { method: "GET", url: "https://example.com" } },
+          store: { type: "data_store" },
+          files: { type: "dir", accessMode: "read", sync: true, optional: true },
+          query: { type: "sql", auth: { app: "postgresql" } },
+          channel: { type: "$.discord.channel[]", label: "Channels" },
+        },
+      }),
+    );
+    expect(description?.props).toEqual({
+      info: { type: "alert", alertType: "info", content: "Read **this**", valueType: "none" },
+      request: {
+        type: "http_request",
+        default: { method: "GET", url: "https://example.com" },
+        valueType: "object",
+      },
+      store: { type: "data_store", valueType: "string" },
+      files: { type: "dir", accessMode: "read", sync: true, optional: true, valueType: "none" },
+      query: { type: "sql", auth: { app: "postgresql" }, valueType: "any" },
+      channel: { type: "$.discord.channel[]", label: "Channels", valueType: "string" },
+    });
+    const hook = describeComponent(source({ props: { hook: { ...apphook, eventNames() {} } } }));
+    expect(hook.description?.props.hook).toEqual({
+      type: "$.interface.apphook",
+      appProp: "github",
+      dynamicEventNames: true,
+      valueType: "none",
+    });
+  });
+
+  it("describes a component with warnings, and lists them in the description", () => {
+    const { description, warnings } = describeComponent(withProp({ type: "string", default: "x" }));
+    expect(warnings).toHaveLength(1);
+    expect(description?.warnings).toEqual(warnings);
+    expect(description?.props.p).toEqual({ type: "string", default: "x" });
   });
 });
 
 describe("validateComponent", () => {
   it("returns every problem, not only the first", () => {
-    const problems = validateComponent({
+    const { problems } = validateComponent({
       type: "action",
       hooks: {},
       props: { a: { type: "any", secret: true } },
@@ -281,7 +408,7 @@ describe("validateComponent", () => {
   });
 
   it("registry rules only apply when publishing", () => {
-    expect(validateComponent(source({ version: "whatever" }))).toEqual([]);
+    expect(validateComponent(source({ version: "whatever" }))).toEqual({ problems: [], warnings: [] });
   });
 });
 
@@ -331,7 +458,8 @@ describe("describeComponent", () => {
   it("returns problems and no description for an invalid definition", () => {
     const result = describeComponent({ name: "x" });
     expect(result.description).toBeUndefined();
-    expect(result.problems.map((p) => p.path)).toEqual(["version", "run"]);
+    expect(result.problems.map((p) => p.path)).toEqual(["version"]);
+    expect(result.warnings.map((p) => p.path)).toEqual(["run"]);
   });
 
   it("accepts the serialized form the runtime produces", () => {

@@ -84,7 +84,7 @@ describe("define helpers", () => {
   });
 
   it("produce definitions that validate", () => {
-    expect(validateComponent(source, { registry: true })).toEqual([]);
-    expect(validateComponent(action, { registry: true })).toEqual([]);
+    expect(validateComponent(source, { registry: true })).toEqual({ problems: [], warnings: [] });
+    expect(validateComponent(action, { registry: true })).toEqual({ problems: [], warnings: [] });
   });
 });
