@@ -10,14 +10,18 @@ import { createCodeFetcher, type FetchedSource } from "./code-url.js";
 import type { EngineContext } from "./context.js";
 import { finalProps } from "./dynamic-props.js";
 import { additionalPropsFor } from "./props.js";
-import { parseComponentKey } from "./registry.js";
+import { parseComponentKey, publishError } from "./registry.js";
 import type { CodeInput } from "./types.js";
 import { type ComponentView, componentView } from "./views.js";
 
 /** Saved components (`sc_...`): `hookline.components`. */
 export interface ComponentsApi {
-  /** Bundles, validates and saves code (422 with every problem when invalid). */
-  save(workspaceId: string, input: CodeInput): Promise<ComponentView>;
+  /**
+   * Bundles, validates and saves code (422 `invalid_component` with every problem when invalid).
+   * The view's `description.warnings` lists the SPEC rules the code breaks that Pipedream
+   * accepts; `strict` refuses them too (422 with the warnings as `details.problems`).
+   */
+  save(workspaceId: string, input: CodeInput, options?: { strict?: boolean }): Promise<ComponentView>;
   /**
    * A saved component by id, or by key (`key` or `key@1.2.3`): the published component visible
    * to the workspace (see {@link Hookline.registry}), else the workspace's most recently saved
@@ -59,11 +63,15 @@ export interface ComponentsApi {
   ): Promise<Record<string, PropDescription>>;
 }
 
-/** Bundles, validates and saves code (422 with every problem when invalid). @internal */
+/**
+ * Bundles, validates and saves code (422 with every problem when invalid; with `strict`, also
+ * when it has warnings). @internal
+ */
 export async function saveCode(
   ctx: Pick<EngineContext, "runtime" | "store">,
   workspaceId: string,
   input: CodeInput,
+  strict = false,
 ): Promise<SavedComponent> {
   if (typeof input.code !== "string" || input.code.trim() === "") {
     throw new HooklineError("bad_request", "component code is required");
@@ -74,6 +82,8 @@ export async function saveCode(
     filename,
     ...(input.files ? { files: input.files } : {}),
   });
+  const warnings = loaded.description.warnings ?? [];
+  if (strict && warnings.length > 0) throw publishError(warnings, "The component is not valid (strict)");
   return ctx.store.savedComponents.create({
     workspaceId,
     code: input.code,
@@ -145,8 +155,8 @@ export async function componentFromKey(
 export function createComponentsApi(ctx: EngineContext): ComponentsApi {
   const code = createCodeFetcher({ transport: ctx.transport, load: (input) => ctx.runtime.load(input) });
   return {
-    async save(workspaceId, input) {
-      return componentView(await saveCode(ctx, workspaceId, input));
+    async save(workspaceId, input, options = {}) {
+      return componentView(await saveCode(ctx, workspaceId, input, options.strict === true));
     },
     async get(workspaceId, idOrKey) {
       return componentView(await componentFor(ctx, workspaceId, idOrKey));

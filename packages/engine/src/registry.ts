@@ -39,6 +39,11 @@ export interface PublishInput {
   code?: CodeInput;
   /** `private` (default): this workspace only; `public`: every workspace of this installation. */
   visibility?: Visibility;
+  /**
+   * Refuse the component when it has warnings (SPEC rules real components break, see
+   * `validateComponent`), as `pd publish --registry` does: they become the error's problems.
+   */
+  strict?: boolean;
 }
 
 /** Options of {@link RegistryApi.list}. */
@@ -62,9 +67,11 @@ export interface RegistryListOptions {
  */
 export interface RegistryApi {
   /**
-   * Publishes a component under its `key` and `version`. It must pass core's registry rules: the
-   * key is `<app_slug>-<slugified-component-name>` (`invalid_registry_key`, 422) and the version a
-   * semantic version (`invalid_version`, 422); `details.problems` lists every problem. Publishing a
+   * Publishes a component under its `key` and `version`. It must pass core's registry rules: a
+   * valid key (`invalid_registry_key`, 422), in the public registry `<app_slug>-<slug>` (a slug
+   * other than the slugified name is a warning), and a semantic version (`invalid_version`, 422);
+   * `details.problems` lists every problem. With `strict`, warnings are refused too. The view's
+   * `description.warnings` holds the warnings of the published component. Publishing a
    * key and version this workspace already published is `component_version_exists` (409); a public
    * key another workspace publishes is `registry_key_taken` (409).
    */
@@ -107,17 +114,36 @@ export function parseComponentKey(ref: string, version?: string): { key: string;
 }
 
 /**
- * Applies core's publishing rules to a loaded component's description. Throws
- * `invalid_registry_key` when the key is missing or does not match, else `invalid_version`, with
- * every problem in `details.problems`. @internal
+ * The error for problems found when saving or publishing: `invalid_registry_key` when one is about
+ * the key, else `invalid_version` when one is about the version, else `invalid_component`; every
+ * problem in `details.problems`. @internal
  */
-export function checkRegistryRules(description: ComponentDescription): void {
+export function publishError(problems: Problem[], what = "Cannot publish"): HooklineError {
+  const code = problems.some((p) => p.path === "key")
+    ? "invalid_registry_key"
+    : problems.some((p) => p.code === "invalid_version")
+      ? "invalid_version"
+      : "invalid_component";
+  const message = problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
+  return new HooklineError(code, `${what}: ${message}`, { problems });
+}
+
+/**
+ * Applies core's rules of the `visibility` registry to a loaded component's description and
+ * returns its warnings with the registry's own (a public key that is not the slugified name...).
+ * `strict` turns every warning into a problem. Throws {@link publishError} on problems. @internal
+ */
+export function checkRegistryRules(
+  description: ComponentDescription,
+  visibility: Visibility = "public",
+  strict = false,
+): Problem[] {
   // Only what the registry rules read: name, key, version and the app props' slugs.
   const apps: Record<string, { type: "app"; app: string }> = {};
   for (const [name, prop] of Object.entries(description.props) as [string, PropDescription][]) {
     if (prop.type === "app" && typeof prop.app === "string") apps[name] = { type: "app", app: prop.app };
   }
-  const problems: Problem[] = validateComponent(
+  const { problems, warnings } = validateComponent(
     {
       name: description.name,
       version: description.version,
@@ -125,16 +151,12 @@ export function checkRegistryRules(description: ComponentDescription): void {
       props: apps,
       run: { $fn: true },
     },
-    { registry: true },
+    { registry: visibility },
   );
-  if (problems.length === 0) return;
-  const keyProblem = problems.some((p) => p.path === "key");
-  const message = problems.map((p) => `${p.path}: ${p.message}`).join("; ");
-  throw new HooklineError(
-    keyProblem ? "invalid_registry_key" : "invalid_version",
-    `Cannot publish: ${message}`,
-    { problems },
-  );
+  const all = [...(description.warnings ?? []), ...warnings];
+  const refused = strict ? [...problems, ...all] : problems;
+  if (refused.length > 0) throw publishError(refused);
+  return all;
 }
 
 /** What the registry needs from the engine. @internal */
@@ -213,7 +235,8 @@ export function createRegistry(ctx: RegistryContext): Registry {
         description = loaded.description;
       } else throw new HooklineError("bad_request", "publish needs a componentId or code");
 
-      checkRegistryRules(description);
+      const warnings = checkRegistryRules(description, visibility, input.strict === true);
+      if (warnings.length > 0) description = { ...description, warnings };
       const key = description.key as string;
       const version = description.version;
       const existing = await store.savedComponents.findByKey(workspaceId, key, version);

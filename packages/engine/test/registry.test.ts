@@ -94,11 +94,17 @@ describe("publishing", () => {
     });
   });
 
-  it("enforces the registry key rule with invalid_registry_key and the semver rule with invalid_version", async () => {
+  it("private publishing takes any valid key; a semantic version is needed everywhere", async () => {
+    // Real keys such as formatting-format-number ("[Numbers] Format Number") publish privately.
+    const own = await hookline.registry.publish(acme, {
+      code: source("1.0.0", { key: "formatting-format-number", name: "[Numbers] Format Number" }),
+    });
+    expect(own).toMatchObject({ key: "formatting-format-number", visibility: "private" });
+    expect(own.description.warnings).toBeUndefined();
     const cases: [string, string, string][] = [
       // [code, expected error code, problem path]
-      [source("1.0.0", { key: "http-wrong-name", name: "Ping" }).code, "invalid_registry_key", "key"],
-      [source("1.0.0", { key: "github-ping", name: "Ping" }).code, "invalid_registry_key", "key"],
+      [source("1.0.0", { key: "my key" }).code, "invalid_registry_key", "key"],
+      [source("1.0.0", { key: "http@ping" }).code, "invalid_registry_key", "key"],
       [
         `export default { name: "No Key", version: "1.0.0", props: { http: { type: "app", app: "http" } }, run() {} };`,
         "invalid_registry_key",
@@ -115,15 +121,70 @@ describe("publishing", () => {
         details: { problems: [expect.objectContaining({ code: expect.any(String), path })] },
       });
     }
+  });
+
+  it("public publishing needs <app_slug>-<slug>; another slug than the name's is a warning, refused when strict", async () => {
+    for (const key of ["github-ping", "ping", "http-Ping"]) {
+      await expect(
+        hookline.registry.publish(acme, { code: source("1.0.0", { key }), visibility: "public" }),
+      ).rejects.toMatchObject({
+        code: "invalid_registry_key",
+        status: 422,
+        details: { problems: [expect.objectContaining({ code: "invalid_registry_key", path: "key" })] },
+      });
+    }
+    const code = source("1.0.0", { key: "http-format-number", name: "[Numbers] Format Number" });
+    await expect(
+      hookline.registry.publish(acme, { code, visibility: "public", strict: true }),
+    ).rejects.toMatchObject({
+      code: "invalid_registry_key",
+      details: { problems: [expect.objectContaining({ code: "invalid_registry_key", path: "key" })] },
+    });
+    const published = await hookline.registry.publish(acme, { code, visibility: "public" });
+    expect(published).toMatchObject({ key: "http-format-number", visibility: "public" });
+    expect(published.description.warnings).toEqual([
+      expect.objectContaining({
+        code: "invalid_registry_key",
+        path: "key",
+        message: expect.stringContaining("http-numbers-format-number"),
+      }),
+    ]);
+
     // Both wrong: the key is reported first, and every problem is listed.
     const both = await hookline.registry
-      .publish(acme, { code: source("1.0", { key: "nope" }) })
+      .publish(acme, { code: source("1.0", { key: "nope" }), visibility: "public" })
       .catch((e: unknown) => e);
     expect(both).toMatchObject({ code: "invalid_registry_key" });
     expect(
       (both as { details: { problems: { code: string }[] } }).details.problems.map((p) => p.code).sort(),
     ).toEqual(["invalid_registry_key", "invalid_version"]);
-    // An action with no app prop: <app_slug>-<slugified name> still applies, and pre-releases are semver.
+  });
+
+  it("strict refuses every warning of the component, with invalid_component", async () => {
+    const lenient = `export default { key: "http-lenient", name: "Lenient", version: "1.0.0",
+      props: { n: { type: "integer", default: 5 } }, run() {} };`;
+    await expect(
+      hookline.registry.publish(acme, { code: { code: lenient }, visibility: "public", strict: true }),
+    ).rejects.toMatchObject({
+      code: "invalid_component",
+      status: 422,
+      details: {
+        problems: [expect.objectContaining({ code: "default_on_required", path: "props.n.default" })],
+      },
+    });
+    await expect(hookline.components.save(acme, { code: lenient }, { strict: true })).rejects.toMatchObject({
+      code: "invalid_component",
+      details: { problems: [expect.objectContaining({ code: "default_on_required" })] },
+    });
+    const saved = await hookline.components.save(acme, { code: lenient });
+    expect(saved.description.warnings).toEqual([
+      expect.objectContaining({ code: "default_on_required", path: "props.n.default" }),
+    ]);
+    const published = await hookline.registry.publish(acme, { code: { code: lenient } });
+    expect(published.description.warnings).toHaveLength(1);
+  });
+
+  it("an action needs no app prop for a private key, and pre-releases are semver", async () => {
     const action = await hookline.registry.publish(acme, {
       code: {
         code: `export default { type: "action", key: "acme-send-greeting", name: "Send Greeting", version: "2.0.0-beta.1", run() { return 1; } };`,

@@ -3,6 +3,7 @@
  * parameters and its `data`, and a handler; the router validates with the same schemas that the
  * OpenAPI document is generated from, so the two cannot drift.
  */
+import type { Problem } from "@hookline/core";
 import type { Hookline } from "@hookline/engine";
 import type { TSchema } from "typebox";
 
@@ -29,8 +30,12 @@ export type RouteResult =
   | {
       /** The response's `data`. */
       data: unknown;
-      /** Things to know about the result, for people; sent beside `data` when there are any. */
-      warnings?: string[];
+      /**
+       * Things to know about the result, sent beside `data` when there are any: each with a stable
+       * `code`, a `message` for people and, where it concerns one field, its `path` (the SPEC rules
+       * a saved component breaks that Pipedream accepts, a webhook URL the SSRF guard refuses...).
+       */
+      warnings?: readonly Problem[];
     }
   | {
       /** The items of this page. */
@@ -63,7 +68,7 @@ export interface Route {
   data?: TSchema;
   /** A list response with `page_info`. */
   list?: boolean;
-  /** The response may carry `warnings` (strings for people) beside `data`. */
+  /** The response may carry `warnings` (`{ code, path?, message }` objects) beside `data`. */
   warnings?: boolean;
   /** Default true: needs `Authorization: Bearer <api key>`. */
   auth?: boolean;

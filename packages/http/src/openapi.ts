@@ -27,9 +27,6 @@ const ErrorBody = {
   },
 };
 
-const WARNINGS =
-  "Things to know about the result, for people: a webhook URL the SSRF guard refuses, and how to allow it";
-
 const PageInfo = {
   type: "object",
   required: ["count", "start_cursor", "end_cursor"],
@@ -38,6 +35,21 @@ const PageInfo = {
     count: { type: "integer" },
     start_cursor: { type: ["string", "null"] },
     end_cursor: { type: ["string", "null"] },
+  },
+};
+
+/**
+ * The `warnings` beside `data`: SPEC rules a component breaks that Pipedream accepts, a webhook URL
+ * the SSRF guard refuses and how to allow it...
+ */
+const Warnings = {
+  type: "array",
+  description:
+    "Things to know about the result (present only when there are any): SPEC rules a component breaks that Pipedream accepts, a webhook URL the SSRF guard refuses and how to allow it",
+  items: {
+    type: "object",
+    required: ["code", "message"],
+    properties: { code: { type: "string" }, path: { type: "string" }, message: { type: "string" } },
   },
 };
 
@@ -91,12 +103,7 @@ export function buildOpenApi(routes: Route[]): Record<string, unknown> {
                 : {
                     type: "object",
                     required: ["data"],
-                    properties: {
-                      data,
-                      ...(route.warnings
-                        ? { warnings: { type: "array", items: { type: "string" }, description: WARNINGS } }
-                        : {}),
-                    },
+                    properties: route.warnings ? { data, warnings: Warnings } : { data },
                   },
             },
           },

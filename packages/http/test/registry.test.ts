@@ -142,15 +142,21 @@ describe.each(MODES)("registry, apps and props over REST through %s", (mode) => 
     });
 
     it("enforces the key and semantic-version rules with 422 and core's codes", async () => {
-      const cases: [string, string][] = [
-        [ping("1.0.0", "http-other-name"), "invalid_registry_key"],
-        [ping("1.0.0", "slack-ping"), "invalid_registry_key"],
-        [`export default { name: "Keyless", version: "1.0.0", run() {} };`, "invalid_registry_key"],
-        [ping("1.0"), "invalid_version"],
-        [ping("1.0.0.0"), "invalid_version"],
+      const cases: [string, string, string][] = [
+        [ping("1.0.0", "http ping"), "private", "invalid_registry_key"],
+        [
+          `export default { name: "Keyless", version: "1.0.0", run() {} };`,
+          "private",
+          "invalid_registry_key",
+        ],
+        [ping("1.0.0", "slack-ping"), "public", "invalid_registry_key"],
+        [ping("1.0"), "private", "invalid_version"],
+        [ping("1.0.0.0"), "public", "invalid_version"],
       ];
-      for (const [component_code, code] of cases) {
-        const res = await api.call("POST", "/v1/components/registry", { body: { component_code } });
+      for (const [component_code, visibility, code] of cases) {
+        const res = await api.call("POST", "/v1/components/registry", {
+          body: { component_code, visibility },
+        });
         expect([res.status, res.body.error.code], component_code.slice(0, 60)).toEqual([422, code]);
         expect(res.body.error.details.problems.length).toBeGreaterThan(0);
       }

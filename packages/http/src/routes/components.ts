@@ -39,6 +39,13 @@ export async function codeFrom(
   return undefined;
 }
 
+/** `strict`: refuse the component when it has warnings (SPEC rules Pipedream does not enforce). */
+const Strict = Type.Optional(
+  Type.Boolean({
+    description: "Refuse the component when it breaks SPEC rules Pipedream accepts (its warnings)",
+  }),
+);
+
 /** A published component: a saved component with its registry `visibility`. */
 const RegistryData = Type.Object({
   ...ComponentData.properties,
@@ -57,12 +64,16 @@ export const componentRoutes = [
     path: "/v1/components",
     tag: "Components",
     summary: "Save a component from code or a URL",
-    params: Type.Object(CodeParams),
+    params: Type.Object({ ...CodeParams, strict: Strict }),
     data: ComponentData,
+    warnings: true,
     async handler(ctx) {
       const code = await codeFrom(ctx);
       if (!code) throw new HooklineError("bad_request", "component_code or component_url is required");
-      return { data: componentJson(await ctx.hookline.components.save(ctx.workspaceId, code)) };
+      const saved = await ctx.hookline.components.save(ctx.workspaceId, code, {
+        strict: ctx.params.strict === true,
+      });
+      return { data: componentJson(saved), warnings: saved.description.warnings ?? [] };
     },
   }),
   defineRoute({
@@ -91,11 +102,13 @@ export const componentRoutes = [
       visibility: Type.Optional(
         Type.Union([Type.Literal("private"), Type.Literal("public")], { description: "Default private" }),
       ),
+      strict: Strict,
     }),
     data: RegistryData,
+    warnings: true,
     async handler(ctx) {
       const code = await codeFrom(ctx);
-      const { component_id, visibility } = ctx.params;
+      const { component_id, visibility, strict } = ctx.params;
       if (code && component_id !== undefined) {
         throw new HooklineError("conflicting_parameter", "give component_id or code, not both");
       }
@@ -105,8 +118,9 @@ export const componentRoutes = [
       const published = await ctx.hookline.registry.publish(ctx.workspaceId, {
         ...(code ? { code } : { componentId: component_id }),
         ...(visibility ? { visibility } : {}),
+        ...(strict === true ? { strict } : {}),
       });
-      return { data: registryJson(published) };
+      return { data: registryJson(published), warnings: published.description.warnings ?? [] };
     },
   }),
   defineRoute({

@@ -74,6 +74,7 @@ export const sourceRoutes = [
       active: Type.Optional(Type.Boolean()),
     }),
     data: SourceData,
+    warnings: true,
     async handler(ctx) {
       const { params } = ctx;
       const code = await componentFrom(ctx);
@@ -91,7 +92,7 @@ export const sourceRoutes = [
         ...(params.configured_props ? { props: params.configured_props } : {}),
         ...(params.active !== undefined ? { active: params.active } : {}),
       });
-      return { data: sourceJson(source) };
+      return { data: sourceJson(source), warnings: source.description.warnings ?? [] };
     },
   }),
   defineRoute({
@@ -131,6 +132,7 @@ export const sourceRoutes = [
       active: Type.Optional(Type.Boolean()),
     }),
     data: SourceData,
+    warnings: true,
     async handler(ctx) {
       const { params } = ctx;
       const code = await componentFrom(ctx);
@@ -142,7 +144,7 @@ export const sourceRoutes = [
         ...(params.configured_props ? { props: params.configured_props } : {}),
         ...(params.active !== undefined ? { active: params.active } : {}),
       });
-      return { data: sourceJson(source) };
+      return { data: sourceJson(source), warnings: source.description.warnings ?? [] };
     },
   }),
   defineRoute({
