@@ -58,6 +58,18 @@ async function _apiError(res: Response): Promise<CliError> {
   return new CliError(`http_${res.status}`, text.slice(0, 200) || res.statusText || "request failed");
 }
 
+/**
+ * Shows the `warnings` of a response on stderr: the SPEC rules a saved or deployed component
+ * breaks that Pipedream accepts (the component was accepted). @internal
+ */
+function _printWarnings(warnings: unknown): void {
+  if (!Array.isArray(warnings)) return;
+  for (const w of warnings as { code?: string; path?: string; message?: string }[]) {
+    const where = w.path ? `${w.path}: ` : "";
+    note(style.yellow(`⚠ warning ${where}${w.message ?? ""} (${w.code ?? "warning"})`, process.stderr));
+  }
+}
+
 /** Creates a client for `baseUrl`, authenticating with `apiKey`. */
 export function createApiClient(baseUrl: string, apiKey: string | undefined): ApiClient {
   const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
@@ -82,7 +94,9 @@ export function createApiClient(baseUrl: string, apiKey: string | undefined): Ap
   return {
     baseUrl,
     async request<T>(method: string, path: string, body?: unknown) {
-      return ((await call(method, path, body)) as { data: T }).data;
+      const answer = (await call(method, path, body)) as { data: T; warnings?: unknown };
+      _printWarnings(answer.warnings);
+      return answer.data;
     },
     async send<T>(method: string, path: string, body?: unknown) {
       const { data, warnings } = (await call(method, path, body)) as { data: T; warnings?: string[] };

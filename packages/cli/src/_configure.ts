@@ -20,7 +20,7 @@ const WIRED = new Set(["$.interface.http", "$.service.db", "alert", "app", "dir"
  */
 export function _missingProps(props: PropJson[], given: Record<string, unknown>): PropJson[] {
   return props.filter((p) => {
-    if (WIRED.has(p.type)) return false;
+    if (WIRED.has(p.type) || p.valueType === "none") return false;
     if (p.optional === true || p.default !== undefined) return false;
     const value = given[p.name];
     return value === undefined || value === null || value === "";
@@ -31,7 +31,10 @@ export function _missingProps(props: PropJson[], given: Record<string, unknown>)
 export function _coerce(prop: PropJson, text: string): { value: unknown } | { error: string } {
   const trimmed = text.trim();
   if (trimmed === "") return { error: "a value is required" };
-  switch (prop.type) {
+  // Types outside SPEC's table say what they take: `$.discord.channel[]` is asked as string[].
+  const scalar = prop.valueType === "string" || prop.valueType === "integer" || prop.valueType === "boolean";
+  const type = scalar ? `${prop.valueType}${prop.type.endsWith("[]") ? "[]" : ""}` : prop.type;
+  switch (type) {
     case "string":
       return { value: text };
     case "integer": {
@@ -50,7 +53,7 @@ export function _coerce(prop: PropJson, text: string): { value: unknown } | { er
     case "integer[]": {
       const parsed = parsePropValue(trimmed);
       const list = Array.isArray(parsed) ? parsed : trimmed.split(",").map((s) => s.trim());
-      if (prop.type === "string[]") return { value: list.map(String) };
+      if (type === "string[]") return { value: list.map(String) };
       const numbers = list.map(Number);
       if (numbers.some((n) => !Number.isInteger(n))) return { error: "enter whole numbers, comma separated" };
       return { value: numbers };

@@ -408,7 +408,7 @@ describe.concurrent("pd against pd serve", () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^component_version_exists: /m);
     writeFileSync(join(dir, "bad-key.mjs"), greeter("1.0.0", "greeter"));
-    const badKey = await pd(["publish", "bad-key.mjs"], { cwd: dir, env });
+    const badKey = await pd(["publish", "bad-key.mjs", "--registry"], { cwd: dir, env });
     expect(badKey.code).toBe(1);
     expect(badKey.stderr).toMatch(/^invalid_registry_key: /m);
     expect(badKey.stderr).toMatch(/^ {2}- key: /m);
@@ -488,6 +488,33 @@ describe.concurrent("pd against pd serve", () => {
     expect(json<SourceRow>(appSource.stdout).configured_props.label).toBe("acme");
     const appPublished = await pd(["publish", "acme.mjs", "--json"], { cwd: dir, env });
     expect(json<{ key: string }>(appPublished.stdout).key).toBe("acme-new-request");
+  }, 120_000);
+
+  it("pd deploy shows the SPEC rules a component breaks as warnings and deploys it; pd publish --registry refuses them", async () => {
+    const dir = tempDir();
+    // A default on a required prop, and a key that is not the slugified name ("[Numbers] Format Number").
+    writeFileSync(
+      join(dir, "lenient.mjs"),
+      `export default {
+  key: "formatting-format-number", name: "[Numbers] Format Number", version: "0.0.1",
+  props: { formatting: { type: "app", app: "formatting" }, digits: { type: "integer", label: "Digits", default: 2 } },
+  run() { this.$emit({ digits: this.digits }); },
+};\n`,
+    );
+    const deployed = await pd(["deploy", "lenient.mjs", "--name", "lenient", "--json"], { cwd: dir, env });
+    expect(deployed.code).toBe(0);
+    expect(deployed.stderr).toMatch(/⚠ warning props\.digits\.default: .*\(default_on_required\)/);
+    expect(json<SourceRow>(deployed.stdout).configured_props.digits).toBe(2);
+    // Private publishing takes the key as it is; the public registry is strict.
+    const own = await pd(["publish", "lenient.mjs", "--json"], { cwd: dir, env });
+    expect(own.code).toBe(0);
+    expect(json<{ key: string }>(own.stdout).key).toBe("formatting-format-number");
+    expect(own.stderr).toContain("(default_on_required)");
+    const pub = await pd(["publish", "lenient.mjs", "--registry"], { cwd: dir, env });
+    expect(pub.code).toBe(1);
+    expect(pub.stderr).toMatch(/^invalid_registry_key: /m);
+    expect(pub.stderr).toMatch(/^ {2}- props\.digits\.default: /m);
+    expect(pub.stderr).toMatch(/^ {2}- key: .*formatting-numbers-format-number/m);
   }, 120_000);
 });
 

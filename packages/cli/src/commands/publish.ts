@@ -19,7 +19,7 @@ interface PublishedJson {
 export default defineCommand({
   name: "publish",
   summary:
-    "Publish a component (an action for workflows, or a source) under its key and version: private to the workspace, or public with --registry.",
+    "Publish a component (an action for workflows, or a source) under its key and version: private to the workspace, or public with --registry (strict: warnings are refused).",
   usage: "publish <file|url|sc_id> [--registry] [--json] [-p PROFILE]",
   options: { registry: { type: "boolean" }, ..._jsonOption, ..._profileOption },
   async run(args) {
@@ -35,7 +35,12 @@ export default defineCommand({
     const json = _flag(args, "json");
     const visibility = _flag(args, "registry") ? "public" : "private";
     const client = _client(args);
-    const body = { ...(await _componentBody(target, json)), visibility };
+    // The public registry is strict: SPEC rules Pipedream does not enforce are refused there.
+    const body = {
+      ...(await _componentBody(target, json)),
+      visibility,
+      ...(visibility === "public" ? { strict: true } : {}),
+    };
     if (!json) note(style.dim(`Publishing (${visibility})...`, process.stderr));
     const published = await client.request<PublishedJson>("POST", "/v1/components/registry", body);
     if (json) {
