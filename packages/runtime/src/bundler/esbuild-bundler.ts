@@ -20,6 +20,9 @@ const ESM_SYNTAX = /^\s*(?:import\s*[\w{*"'$]|export\s)/m;
 /** Modules the sandbox provides itself; never bundled. */
 export const SANDBOX_MODULES = ["@pipedream/platform", "@pipedream/types"] as const;
 
+/** The prefix of a `require()` left for the guest to refuse: a package no resolver has. */
+export const MISSING_PREFIX = "hookline-missing:";
+
 const NAMESPACE = "hookline";
 const COMPONENT_DIR = "/component";
 /**
@@ -226,6 +229,10 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
         packages.set(name, used);
         return { path: result.path, namespace: "file" };
       }
+      // A package's own `require()` of a package nobody has is how Node code asks for an optional
+      // dependency (`try { require("supports-color") } catch {}`): as in Node, it fails only when
+      // it runs. The component's own imports, and static imports, still fail the bundle.
+      if (inFile && kindOf === "require-call") return { path: `${MISSING_PREFIX}${name}`, external: true };
       const where = tried.length > 0 ? tried.join(", ") : "no package resolver is configured";
       const why = reasons.length > 0 ? `: ${reasons.join("; ")}` : "";
       const asked = range || (wanted !== "*" ? wanted : "");

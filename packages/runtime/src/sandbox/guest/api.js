@@ -97,7 +97,11 @@ function loadComponent(factory, describe) {
 
 function dispatch(kind, arg, rec) {
   var def = definition;
-  if (kind === "run") return def.run.call(thisObj, arg.event);
+  if (kind === "run") {
+    // A source without run (Pipedream's schedule sources) emits its trigger event as it came.
+    if (typeof def.run !== "function") return emit(arg.event);
+    return def.run.call(thisObj, arg.event);
+  }
   if (kind === "action")
     return def.run.call(thisObj, { $: load("component").makeDollar(rec), steps: arg.steps || {} });
   if (kind === "hook") {

@@ -47,6 +47,12 @@ for (var group of LAZY.split(" ")) {
 
 function requireBuiltin(name) {
   var bare = String(name).indexOf("node:") === 0 ? String(name).slice(5) : String(name);
+  if (bare.indexOf("hookline-missing:") === 0) {
+    // An optional dependency that is not installed (see the bundler): what Node throws.
+    var missing = new Error("Cannot find module '" + bare.slice(17) + "'");
+    missing.code = "MODULE_NOT_FOUND";
+    throw missing;
+  }
   if (files["#" + bare] === undefined) {
     var err = new Error('Module "' + name + '" is not available in the Hookline sandbox');
     err.code = "MODULE_NOT_AVAILABLE";
