@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { BridgeResponse } from "../src/index.js";
+import { type BridgeResponse, createRuntime, nodeModulesResolver } from "../src/index.js";
 import { memoryDb, mountCode, testRuntime } from "./_helpers.js";
 
 const runtime = testRuntime();
@@ -472,25 +475,62 @@ describe("shims and built-in modules", () => {
     m.dispose();
   });
 
-  it("refuses Node modules it does not provide, naming the module", async () => {
-    await expect(
-      runtime.load({
-        filename: "net.mjs",
-        code: `import net from "net"; export default { name: "F", version: "1", run() { net.connect(80) } };`,
-      }),
-    ).rejects.toMatchObject({
-      code: "load_failed",
-      message: expect.stringContaining('Module "net" is not available'),
+  it("loads packages that require Node modules it cannot give; using one throws, naming the call", async () => {
+    const loaded = await runtime.load({
+      filename: "cp.mjs",
+      code: `import cp from "node:child_process"; import https from "https"; import { isDate } from "util/types";
+        class Agent extends https.Agent {}
+        export default { name: "C", version: "1", run(event) {
+          if (event.agent) return new Agent();
+          return [isDate(new Date()), typeof cp.execSync, cp.execSync("gcloud auth print-access-token")];
+        } };`,
     });
-    await expect(
-      runtime.load({
-        filename: "cp.mjs",
-        code: `import cp from "node:child_process"; export default { name: "C", version: "1", run() {} };`,
-      }),
-    ).rejects.toMatchObject({
-      code: "load_failed",
-      message: expect.stringContaining('Module "node:child_process" is not available'),
+    const m = await runtime.mount({ id: "dc_cp", bundle: loaded.bundle, props: {} });
+    const run = await m.run({});
+    expect(run.error).toMatchObject({
+      message: "child_process.execSync() is not available in the Hookline sandbox",
     });
+    expect((await m.run({ agent: true })).error?.message).toBe(
+      "new https.Agent() is not available in the Hookline sandbox",
+    );
+    m.dispose();
+  });
+
+  it("a package's optional dependency that is not installed fails only when required, as in Node", async () => {
+    // `try { require("supports-color") } catch {}` is how packages such as debug ask for one.
+    const root = mkdtempSync(join(tmpdir(), "hookline-optional-"));
+    mkdirSync(join(root, "node_modules", "optional-user"), { recursive: true });
+    writeFileSync(
+      join(root, "node_modules", "optional-user", "package.json"),
+      '{"name":"optional-user","version":"1.0.0","main":"index.js"}',
+    );
+    writeFileSync(
+      join(root, "node_modules", "optional-user", "index.js"),
+      `let code; try { require("not-installed-anywhere"); } catch (e) { code = e.code + ": " + e.message; }
+       module.exports = code;`,
+    );
+    const withRoot = createRuntime({ resolvers: [nodeModulesResolver(root)] });
+    try {
+      const loaded = await withRoot.load({
+        filename: "opt.mjs",
+        code: `import found from "optional-user"; export default { name: "O", version: "1", run() { return found; } };`,
+      });
+      const m = await withRoot.mount({ id: "dc_opt", bundle: loaded.bundle, props: {} });
+      expect((await m.run({})).returnValue).toBe(
+        "MODULE_NOT_FOUND: Cannot find module 'not-installed-anywhere'",
+      );
+      m.dispose();
+      // The component's own import of a package nobody has still fails the load.
+      await expect(
+        withRoot.load({
+          filename: "own.mjs",
+          code: `import x from "not-installed-anywhere"; export default x;`,
+        }),
+      ).rejects.toMatchObject({ code: "module_not_found" });
+    } finally {
+      await withRoot.close();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("loads and runs a TypeScript component", async () => {

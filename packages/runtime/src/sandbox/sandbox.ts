@@ -60,7 +60,7 @@ function prelude(): string {
 const SHIMS = new Set(
   (
     "bytes clone component console crypto describe events extra fetch format fs host path pipeline " +
-    "platform process querystring readable stream timers url util"
+    "platform process querystring readable stream timers unavailable url util"
   ).split(" "),
 );
 const shimSources = new Map<string, string>();

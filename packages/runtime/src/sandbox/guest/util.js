@@ -5,6 +5,28 @@
   var fmt = S.load("format");
   var format = fmt.format;
   var inspect = fmt.inspect;
+  var tag = (v) => Object.prototype.toString.call(v).slice(8, -1);
+  // The checks of node:util/types that packages use.
+  var types = {
+    isDate: (v) => v instanceof Date,
+    isRegExp: (v) => v instanceof RegExp,
+    isPromise: (v) => v instanceof Promise,
+    isMap: (v) => v instanceof Map,
+    isSet: (v) => v instanceof Set,
+    isWeakMap: (v) => v instanceof WeakMap,
+    isWeakSet: (v) => v instanceof WeakSet,
+    isNativeError: (v) => v instanceof Error,
+    isArrayBuffer: (v) => v instanceof ArrayBuffer,
+    isAnyArrayBuffer: (v) => v instanceof ArrayBuffer,
+    isArrayBufferView: (v) => ArrayBuffer.isView(v),
+    isTypedArray: (v) => ArrayBuffer.isView(v) && !(v instanceof DataView),
+    isUint8Array: (v) => v instanceof Uint8Array,
+    isDataView: (v) => v instanceof DataView,
+    isAsyncFunction: (v) => tag(v) === "AsyncFunction",
+    isGeneratorFunction: (v) => tag(v) === "GeneratorFunction" || tag(v) === "AsyncGeneratorFunction",
+    isBoxedPrimitive: (v) =>
+      ["Number", "String", "Boolean", "BigInt", "Symbol"].includes(tag(v)) && typeof v === "object",
+  };
   function makeUtil() {
     var util = {
       format: format,
@@ -27,16 +49,12 @@
         Object.setPrototypeOf(ctor, superCtor);
       },
       isDeepStrictEqual: (a, b) => inspect(a, 1) === inspect(b, 1),
-      types: {
-        isDate: (v) => v instanceof Date,
-        isRegExp: (v) => v instanceof RegExp,
-        isPromise: (v) => v instanceof Promise,
-      },
+      types: types,
     };
     Object.defineProperty(util, "TextEncoder", { enumerable: true, get: () => S.load("bytes").TextEncoder });
     Object.defineProperty(util, "TextDecoder", { enumerable: true, get: () => S.load("bytes").TextDecoder });
     util.default = util;
     return util;
   }
-  return { modules: { util: makeUtil() } };
+  return { modules: { util: makeUtil(), "util/types": types } };
 });
