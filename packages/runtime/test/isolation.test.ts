@@ -19,7 +19,7 @@ describe("isolation", () => {
           attempt("require", () => typeof require);
           attempt("moduleRequire", () => typeof module);
           attempt("globalRequire", () => typeof globalThis.require);
-          attempt("hostGlobal", () => typeof globalThis.global + "/" + typeof globalThis.Deno + "/" + typeof globalThis.window);
+          attempt("hostGlobal", () => (globalThis.global === globalThis ? "own" : typeof globalThis.global) + "/" + typeof globalThis.Deno + "/" + typeof globalThis.window);
           attempt("ctorEscape", () => typeof (function () {}).constructor("return process")().mainModule);
           attempt("std", () => typeof globalThis.std + "/" + typeof globalThis.os);
           attempt("importFs", () => typeof import.meta);
@@ -32,12 +32,16 @@ describe("isolation", () => {
     const m = await mountCode(runtime, code, {});
     const r = await m.runAction();
     const p = r.returnValue as Record<string, string>;
-    expect(p.processKeys).toBe("argv,cwd,emitWarning,env,hrtime,nextTick,platform,title,version,versions");
+    // Fixed values only (title, arch, pid, execPath are what packages read at load), nothing of the host.
+    expect(p.processKeys).toBe(
+      "arch,argv,cwd,emitWarning,env,execPath,hrtime,nextTick,pid,platform,title,version,versions",
+    );
     expect(p.env).toBe('{"PD_COMPONENT":"dc_test"}');
     expect(p.exit).toBe("undefined");
     expect(p.binding).toBe("undefined");
     expect(p.globalRequire).toBe("undefined");
-    expect(p.hostGlobal).toBe("undefined/undefined/undefined");
+    // `global` is the sandbox's own global object (Node's name for it), not the host's.
+    expect(p.hostGlobal).toBe("own/undefined/undefined");
     expect(p.ctorEscape).toBe("undefined");
     expect(p.std).toBe("undefined/undefined");
     expect(p.dynamicImport).toBe("threw");

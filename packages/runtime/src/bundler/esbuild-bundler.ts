@@ -246,6 +246,13 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
     const plugin: import("esbuild").Plugin = {
       name: "hookline",
       setup(b) {
+        // A native addon (`.node`) cannot run in the sandbox: packages load it in a try block
+        // (ssh2's optional crypto binding), so it fails when required, as a missing module.
+        b.onResolve({ filter: /\.node$/ }, (args) =>
+          args.namespace === NAMESPACE
+            ? undefined
+            : { path: `${MISSING_PREFIX}${args.path}`, external: true },
+        );
         b.onResolve({ filter: /.*/ }, async (args) => {
           if (args.pluginData?.native) return undefined;
           if (args.kind === "entry-point") return { path: entryPath, namespace: NAMESPACE };

@@ -59,7 +59,7 @@ function prelude(): string {
 /** The guest files compiled on first use (`load(name)` in guest/core.js). */
 const SHIMS = new Set(
   (
-    "bytes clone component console crypto describe events extra fetch format fs host path pipeline " +
+    "bytes channels clone component console crypto describe events extra fetch format fs host path pipeline " +
     "platform process querystring readable stream timers unavailable url util"
   ).split(" "),
 );

@@ -22,12 +22,14 @@ var LAZY =
   "console:console Buffer,TextEncoder,TextDecoder,atob,btoa,#buffer:bytes URL,URLSearchParams,#url:url " +
   "crypto,#crypto:crypto fetch,Headers,Response:fetch structuredClone:clone process,#process:process " +
   "setTimeout,clearTimeout,setInterval,clearInterval,setImmediate,clearImmediate,queueMicrotask,#timers:timers " +
-  "#querystring:querystring #util,#util/types:util #events:events #@pipedream/platform,#@pipedream/types:platform " +
+  "#querystring:querystring #diagnostics_channel:channels #util,#util/types:util #events:events #@pipedream/platform,#@pipedream/types:platform " +
   "#fs,#fs/promises:fs #path,#path/posix,#os:path #stream,#stream/promises:stream";
 function setGlobal(name, value) {
   Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
   return value;
 }
+// Node's name for the global object, which many packages use.
+setGlobal("global", G);
 // A global that loads its file on first read; assigning it replaces it like a plain global.
 function lazyGlobal(name, file) {
   Object.defineProperty(G, name, {

@@ -4,8 +4,11 @@
 (function (S) {
   var process = {
     env: { PD_COMPONENT: S.cfg.id },
-    platform: "linux",
     title: "node",
+    platform: "linux",
+    arch: "x64",
+    pid: 1,
+    execPath: "/usr/local/bin/node",
     version: "v20.0.0",
     versions: { node: "20.0.0" },
     argv: [],
