@@ -225,7 +225,10 @@ export function checkProp(name: string, raw: unknown, kind: "source" | "action",
     );
   }
   if (kind === "action" && !info.actions) {
-    found.error("source_only", typePath, `"${base}" props are only available in sources`);
+    // Real actions keep state in a db too (helper_functions' RSS actions); Pipedream runs them.
+    if (base === "$.service.db")
+      found.warn("source_only", typePath, "SPEC gives the db service to sources only");
+    else found.error("source_only", typePath, `"${base}" props are only available in sources`);
   }
   if (kind === "source" && !info.sources) {
     found.error("action_only", typePath, `"${base}" props are only available in actions`);

@@ -160,7 +160,6 @@ const typeRows: [type: string, array: boolean, sources: boolean, actions: boolea
   ["any", false, false, true],
   ["$.interface.http", false, true, false],
   ["$.interface.timer", false, true, false],
-  ["$.service.db", false, true, false],
 ];
 // The types SPEC does not list but real components use.
 typeRows.push(
@@ -229,6 +228,11 @@ const interfaceTable: Case[] = [
     [["invalid_type", "props.p.customResponse"]],
   ],
   ["db service", withProp({ type: "$.service.db" }), []],
+  [
+    "db service has no array form",
+    withProp({ type: "$.service.db[]" }),
+    [["array_not_supported", "props.p.type"]],
+  ],
   ["app: app slug required", withProp({ type: "app" }), [["required", "props.p.app"]]],
   ["app: app slug a string", withProp({ type: "app", app: 3 }), [["invalid_type", "props.p.app"]]],
   [
@@ -309,6 +313,7 @@ const warningTable: Case[] = [
     withProp({ type: "$.discord.channel" }),
     [["unknown_prop_type", "props.p.type"]],
   ],
+  ["a db in an action", withProp({ type: "$.service.db" }, action), [["source_only", "props.p.type"]]],
   [
     "an app-specific array prop type",
     withProp({ type: "$.discord.channel[]", optional: true, default: ["general"] }),

@@ -34,7 +34,7 @@ describe("isolation", () => {
     const p = r.returnValue as Record<string, string>;
     // Fixed values only (title, arch, pid, execPath are what packages read at load), nothing of the host.
     expect(p.processKeys).toBe(
-      "arch,argv,cwd,emitWarning,env,execPath,hrtime,nextTick,pid,platform,title,version,versions",
+      "arch,argv,cwd,emitWarning,env,execPath,hrtime,nextTick,pid,platform,stderr,stdout,title,version,versions",
     );
     expect(p.env).toBe('{"PD_COMPONENT":"dc_test"}');
     expect(p.exit).toBe("undefined");

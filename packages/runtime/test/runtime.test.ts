@@ -496,21 +496,37 @@ describe("shims and built-in modules", () => {
     m.dispose();
   });
 
-  it("gives what packages read at load: global, util.deprecate, process.title, diagnostics_channel", async () => {
+  it("gives what packages read at load: global, util.deprecate, process.title, diagnostics_channel, Buffer numbers, sqlProxy", async () => {
     const m = await mountCode(
       runtime,
-      `import util from "util"; import dc from "node:diagnostics_channel"; import { basename } from "path";
+      `import util from "util"; import dc from "node:diagnostics_channel"; import { sqlProxy } from "@pipedream/platform";
       const quiet = util.deprecate(() => "still works", "deprecated");
       const traced = dc.tracingChannel("db:query");
       export default { name: "G", version: "1", run() {
         const seen = [];
         dc.channel("x").subscribe((m) => seen.push(m));
         dc.channel("x").publish(1);
+        const buf = Buffer.alloc(16);
+        const end = buf.writeInt32BE(-5, 1);
+        buf.writeDoubleLE(1.5, 8);
+        let range; try { buf.readUInt32LE(14); } catch (e) { range = e.name; }
+        let sql; try { sqlProxy.methods.executeQuery(); } catch (e) { sql = e.name + ": " + e.message; }
         return [global === globalThis, quiet(), typeof process.title, traced.traceSync((a, b) => a + b, {}, null, 2, 3),
-          traced.hasSubscribers, seen];
+          traced.hasSubscribers, seen, [end, buf.readInt32BE(1), buf.readUint8(4), buf.readDoubleLE(8), range],
+          [process.stdout.fd, process.stderr.isTTY], sql];
       } };`,
     );
-    expect((await m.run({})).returnValue).toEqual([true, "still works", "string", 5, false, [1]]);
+    expect((await m.run({})).returnValue).toEqual([
+      true,
+      "still works",
+      "string",
+      5,
+      false,
+      [1],
+      [5, -5, 251, 1.5, "RangeError"],
+      [1, false],
+      "ConfigurationError: executeQuery not implemented",
+    ]);
     m.dispose();
   });
 

@@ -199,18 +199,6 @@
         var view = Uint8Array.prototype.subarray.call(this, start, end);
         return new Buffer(view.buffer, view.byteOffset, view.length);
       }
-      readUInt8(o) {
-        return this[o || 0];
-      }
-      readUInt32BE(o) {
-        return new DataView(this.buffer, this.byteOffset).getUint32(o || 0, false);
-      }
-      readInt32BE(o) {
-        return new DataView(this.buffer, this.byteOffset).getInt32(o || 0, false);
-      }
-      readUInt16BE(o) {
-        return new DataView(this.buffer, this.byteOffset).getUint16(o || 0, false);
-      }
       includes(value) {
         return this.indexOf(value) !== -1;
       }
@@ -224,7 +212,40 @@
         return -1;
       }
     }
+    addNumberMethods(Buffer.prototype);
     return Buffer;
+  }
+  // read/write[U]Int8|16|32, Float, Double and Big[U]Int64, BE and LE, as Node's Buffer has them
+  // (binary protocols write their headers with them), with the lower-case "Uint" aliases.
+  function addNumberMethods(proto) {
+    var kinds =
+      "UInt8:Uint8:1 Int8:Int8:1 UInt16:Uint16:2 Int16:Int16:2 UInt32:Uint32:4 Int32:Int32:4 " +
+      "Float:Float32:4 Double:Float64:8 BigUInt64:BigUint64:8 BigInt64:BigInt64:8";
+    for (var kind of kinds.split(" ")) {
+      var [name, view, size] = kind.split(":");
+      for (var end of size === "1" ? [""] : ["BE", "LE"]) define(name, view, Number(size), end);
+    }
+    function define(name, view, size, end) {
+      var little = end === "LE";
+      function at(buf, offset) {
+        var o = offset === undefined ? 0 : offset;
+        if (o < 0 || o + size > buf.length) throw new RangeError('The value of "offset" is out of range');
+        return [new DataView(buf.buffer, buf.byteOffset, buf.length), o];
+      }
+      var read = function (offset) {
+        var [dv, o] = at(this, offset);
+        return dv["get" + view](o, little);
+      };
+      var write = function (value, offset) {
+        var [dv, o] = at(this, offset);
+        dv["set" + view](o, value, little);
+        return o + size;
+      };
+      for (var n of name.indexOf("UInt") >= 0 ? [name, name.replace("UInt", "Uint")] : [name]) {
+        proto["read" + n + end] = read;
+        proto["write" + n + end] = write;
+      }
+    }
   }
   var Buffer = makeBuffer();
   return {

@@ -9,6 +9,11 @@
     }
   }
   S.ConfigurationError = ConfigurationError;
+  function notImplemented(name) {
+    return () => {
+      throw new ConfigurationError(name + " not implemented");
+    };
+  }
   function stripUndefined(obj) {
     var out = {};
     for (var k of Object.keys(obj || {})) if (obj[k] !== undefined) out[k] = obj[k];
@@ -105,6 +110,20 @@
     axios: axios,
     ConfigurationError: ConfigurationError,
     DEFAULT_POLLING_SOURCE_TIMER_INTERVAL: 60 * 15,
+    // The mixins database apps spread into their methods; the app overrides each one.
+    sqlProp: {
+      methods: {
+        executeQueryAdapter: notImplemented("executeQueryAdapter"),
+        getSchema: notImplemented("getSchema"),
+      },
+    },
+    sqlProxy: {
+      methods: {
+        getClientConfiguration: notImplemented("getClientConfiguration"),
+        executeQuery: notImplemented("executeQuery"),
+        proxyAdapter: notImplemented("proxyAdapter"),
+      },
+    },
     default: undefined,
   };
   platform.default = platform;

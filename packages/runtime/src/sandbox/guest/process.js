@@ -27,6 +27,9 @@
       { bigint: () => BigInt(Date.now()) * 1000000n },
     ),
     emitWarning: () => {},
+    // Not a terminal: writes go to the component's logs.
+    stdout: { fd: 1, isTTY: false, write: (s) => (S.G.console.log(String(s).replace(/\n$/, "")), true) },
+    stderr: { fd: 2, isTTY: false, write: (s) => (S.G.console.error(String(s).replace(/\n$/, "")), true) },
   };
   return { process: process, modules: { process: process } };
 });
