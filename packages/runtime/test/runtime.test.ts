@@ -499,10 +499,10 @@ describe("shims and built-in modules", () => {
   it("gives what packages read at load: global, util.deprecate, process.title, diagnostics_channel, Buffer numbers, sqlProxy", async () => {
     const m = await mountCode(
       runtime,
-      `import util from "util"; import dc from "node:diagnostics_channel"; import { sqlProxy } from "@pipedream/platform";
+      `import util from "util"; import dc from "node:diagnostics_channel"; import { sqlProxy } from "@pipedream/platform"; import tty from "tty"; import crypto from "crypto";
       const quiet = util.deprecate(() => "still works", "deprecated");
       const traced = dc.tracingChannel("db:query");
-      export default { name: "G", version: "1", run() {
+      export default { name: "G", version: "1", async run() {
         const seen = [];
         dc.channel("x").subscribe((m) => seen.push(m));
         dc.channel("x").publish(1);
@@ -511,9 +511,11 @@ describe("shims and built-in modules", () => {
         buf.writeDoubleLE(1.5, 8);
         let range; try { buf.readUInt32LE(14); } catch (e) { range = e.name; }
         let sql; try { sqlProxy.methods.executeQuery(); } catch (e) { sql = e.name + ": " + e.message; }
+        const made = new Response("hi", { status: 201, headers: { "x-a": "b" } });
         return [global === globalThis, quiet(), typeof process.title, traced.traceSync((a, b) => a + b, {}, null, 2, 3),
           traced.hasSubscribers, seen, [end, buf.readInt32BE(1), buf.readUint8(4), buf.readDoubleLE(8), range],
-          [process.stdout.fd, process.stderr.isTTY], sql];
+          [process.stdout.fd, process.stderr.isTTY, tty.isatty(2)], sql, [made.status, made.headers.get("x-a"), await made.text()],
+          [crypto.getHashes().includes("sha256"), crypto.getCiphers().length]];
       } };`,
     );
     expect((await m.run({})).returnValue).toEqual([
@@ -524,8 +526,10 @@ describe("shims and built-in modules", () => {
       false,
       [1],
       [5, -5, 251, 1.5, "RangeError"],
-      [1, false],
+      [1, false, false],
       "ConfigurationError: executeQuery not implemented",
+      [201, "b", "hi"],
+      [true, 0],
     ]);
     m.dispose();
   });

@@ -51,6 +51,10 @@
         new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength).set(bytes);
         return arr;
       },
+      // What the host digests; no ciphers or curves are given in the sandbox.
+      getHashes: () => ["md5", "sha1", "sha224", "sha256", "sha384", "sha512"],
+      getCiphers: () => [],
+      getCurves: () => [],
       timingSafeEqual: (a, b) => {
         var x = toBytes(a);
         var y = toBytes(b);

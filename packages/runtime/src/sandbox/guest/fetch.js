@@ -65,7 +65,29 @@
     return { body: String(body), bodyEncoding: "utf8" };
   }
   class Response {
-    constructor(wire) {
+    // WHATWG's `new Response(body, init)`; fetch() builds its answers with fromWire().
+    constructor(body, init) {
+      var options = init || {};
+      var wire = bodyToWire(body);
+      var headers = {};
+      new Headers(options.headers || {}).forEach((v, k) => {
+        headers[k] = v;
+      });
+      if (wire.type && !headers["content-type"]) headers["content-type"] = wire.type;
+      this._init({
+        status: options.status === undefined ? 200 : Number(options.status),
+        statusText: options.statusText,
+        headers: headers,
+        body: wire.body === undefined ? "" : wire.body,
+        bodyEncoding: wire.bodyEncoding || "utf8",
+      });
+    }
+    static fromWire(wire) {
+      var response = Object.create(Response.prototype);
+      response._init(wire);
+      return response;
+    }
+    _init(wire) {
       this._wire = wire;
       this.status = wire.status;
       this.statusText = wire.statusText || "";
@@ -147,7 +169,7 @@
       bodyEncoding: wire.bodyEncoding,
     }).then((res) => {
       res.url = url;
-      return new Response(res);
+      return Response.fromWire(res);
     });
   }
   return { fetch: fetch, Headers: Headers, Response: Response };
