@@ -512,7 +512,7 @@ describe("shims and built-in modules", () => {
         let range; try { buf.readUInt32LE(14); } catch (e) { range = e.name; }
         let sql; try { sqlProxy.methods.executeQuery(); } catch (e) { sql = e.name + ": " + e.message; }
         const made = new Response("hi", { status: 201, headers: { "x-a": "b" } });
-        return [global === globalThis, quiet(), typeof process.title, traced.traceSync((a, b) => a + b, {}, null, 2, 3),
+        return [global === globalThis && __dirname === "/" && typeof __filename === "string", quiet(), typeof process.title, traced.traceSync((a, b) => a + b, {}, null, 2, 3),
           traced.hasSubscribers, seen, [end, buf.readInt32BE(1), buf.readUint8(4), buf.readDoubleLE(8), range],
           [process.stdout.fd, process.stderr.isTTY, tty.isatty(2)], sql, [made.status, made.headers.get("x-a"), await made.text()],
           [crypto.getHashes().includes("sha256"), crypto.getCiphers().length]];

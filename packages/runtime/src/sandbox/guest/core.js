@@ -28,8 +28,11 @@ function setGlobal(name, value) {
   Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
   return value;
 }
-// Node's name for the global object, which many packages use.
+// Node's name for the global object, and a CommonJS module's folder and file, which packages read
+// at load (`path.join(__dirname, ...)`): the bundle is one file at the root.
 setGlobal("global", G);
+setGlobal("__dirname", "/");
+setGlobal("__filename", "/component.js");
 // A global that loads its file on first read; assigning it replaces it like a plain global.
 function lazyGlobal(name, file) {
   Object.defineProperty(G, name, {
