@@ -184,6 +184,8 @@ function PropInput({
   if (array) return <ArrayField {...field} />;
   if (prop.type === "integer") return <IntegerField {...field} />;
   if (prop.type === "boolean") return <BooleanField {...field} />;
-  if (prop.type === "object" || prop.type === "any") return <JsonField {...field} />;
+  // Types outside SPEC's table say what they take: http_request an object, sql any value.
+  const takes = prop.valueType ?? prop.type;
+  if (takes === "object" || takes === "any") return <JsonField {...field} />;
   return <StringField {...field} />;
 }

@@ -5,9 +5,9 @@ import type { Prop } from "../types";
 /** Props the server wires itself: no input (the HTTP endpoint, the key-value store). */
 const WIRED = new Set(["$.interface.http", "$.service.db"]);
 
-/** Whether the form shows an input for the prop. */
+/** Whether the form shows an input for the prop (`valueType: "none"`: wired or display only). */
 export function takesInput(prop: Prop): boolean {
-  return !WIRED.has(prop.type) && prop.type !== "alert";
+  return !WIRED.has(prop.type) && prop.type !== "alert" && prop.valueType !== "none";
 }
 
 /** The prop's label: its `label`, or its name. */
