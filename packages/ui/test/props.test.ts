@@ -41,6 +41,7 @@ export default {
     token: { type: "string", label: "Token", secret: true },
     timer: { type: "$.interface.timer", default: { intervalSeconds: 900 } },
     sheet: { type: "string", label: "Sheet", reloadProps: true },
+    files: { type: "dir", label: "Synced folder", accessMode: "write", sync: true, optional: true },
   },
   additionalProps() {
     if (this.sheet === "empty") throw new ConfigurationError("Sheet empty has no header row");
@@ -86,6 +87,8 @@ describe.skipIf(BROWSER_MISSING !== undefined)("prop forms in chromium", () => {
     await page.goto(`${server.base}/sources?action=create&key=github-kitchen-sink`);
     await page.getByRole("heading", { name: "Deploy Kitchen Sink" }).waitFor();
     await page.getByRole("note").getByText("Every prop type in one form").waitFor();
+    // A dir prop (valueType "none") is wired by the platform: no input for it.
+    expect(await page.getByLabel(/^Synced folder/).count()).toBe(0);
 
     // Deploying with nothing filled names the missing props next to them.
     await page.getByRole("button", { name: "Deploy" }).click();
