@@ -31,20 +31,36 @@ export function packageTable(results: CorpusResult[]): string {
   return rows.join("\n");
 }
 
-/** The failures table rows: `| \`file\` | \`code\` | reason |`, sorted by file. */
-export function failureRows(results: CorpusResult[], reasons: Map<string, string>): string[] {
-  return results
-    .filter((r) => !r.ok)
-    .sort((a, b) => a.file.localeCompare(b.file))
-    .map((r) => `| \`${r.file}\` | \`${r.code}\` | ${reasons.get(r.file) ?? r.message ?? ""} |`);
+/** What the failures table says until someone writes why a component fails. */
+export const UNEXPLAINED = "(to explain)";
+
+/** The error of a failure as the table shows it: its message, without the load's prefix. */
+export function errorText(result: CorpusResult): string {
+  return (result.message ?? "").replace(/^The component threw while loading: /, "").replaceAll("|", "\\|");
 }
 
-/** The failures the doc lists: file -> [code, reason]. */
-export function documentedFailures(doc: string): Map<string, { code: string; reason: string }> {
-  const section = doc.split("## Components that do not load")[1]?.split("\n## ")[0] ?? "";
-  const out = new Map<string, { code: string; reason: string }>();
-  for (const match of section.matchAll(/^\| `([^`]+)` \| `([a-z_]+)` \| (.+?) \|$/gm)) {
-    out.set(match[1] ?? "", { code: match[2] ?? "", reason: match[3] ?? "" });
+/**
+ * The failures table: `| component | code | error | reason |`, sorted by file. The error is this
+ * run's; the reason is the one written in the page for that component, or {@link UNEXPLAINED}.
+ */
+export function failureTable(results: CorpusResult[], reasons: Map<string, string>): string {
+  const rows = results
+    .filter((r) => !r.ok)
+    .sort((a, b) => a.file.localeCompare(b.file))
+    .map(
+      (r) => `| \`${r.file}\` | \`${r.code}\` | ${errorText(r)} | ${reasons.get(r.file) ?? UNEXPLAINED} |`,
+    );
+  return ["| component | code | error | reason |", "|---|---|---|---|", ...rows].join("\n");
+}
+
+/** The failures the page lists: file -> code, error and reason. */
+export function documentedFailures(
+  doc: string,
+): Map<string, { code: string; error: string; reason: string }> {
+  const section = doc.split("<!-- compat:failures -->")[1]?.split("<!-- /compat:failures -->")[0] ?? "";
+  const out = new Map<string, { code: string; error: string; reason: string }>();
+  for (const match of section.matchAll(/^\| `([^`]+)` \| `([a-z_]+)` \| (.*?) \| ((?:[^|]|\\\|)+?) \|$/gm)) {
+    out.set(match[1] ?? "", { code: match[2] ?? "", error: match[3] ?? "", reason: match[4] ?? "" });
   }
   return out;
 }

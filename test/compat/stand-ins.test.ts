@@ -66,8 +66,9 @@ class GitlabStandIn {
         reply(404, { message: "404 Not Found" });
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
-    this.base = `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
+    const server = this.server;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    this.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
   close(): Promise<void> {
