@@ -20,6 +20,7 @@ export const DEFAULT_NO_AUTH_APPS: readonly string[] = [
   "email",
   "sse",
   "data_stores",
+  "formatting",
 ];
 
 /** What the app-prop helpers need from the engine. @internal */
