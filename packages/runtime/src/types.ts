@@ -72,6 +72,26 @@ export interface HostBridges {
   };
   /** Outbound HTTP (the engine passes the SSRF-guarded transport). Absent: fetch fails clearly. */
   fetch?: (request: BridgeRequest) => Promise<BridgeResponse>;
+  /**
+   * The named key-value stores of `data_store` props (Pipedream's data stores): one operation per
+   * call, answered with its JSON result. Absent: a data store's methods fail clearly.
+   */
+  dataStore?: (request: DataStoreRequest) => Promise<unknown>;
+}
+
+/**
+ * One call of a `data_store` prop's methods. Results: `get` the value (undefined when absent),
+ * `has` and `delete` a boolean, `keys` the keys, `entries` `[key, value]` pairs, the others nothing.
+ */
+export interface DataStoreRequest {
+  /** The store's name: the prop's configured value. */
+  store: string;
+  op: "get" | "set" | "has" | "delete" | "keys" | "entries" | "clear" | "setTtl";
+  key?: string;
+  /** For `set`: a JSON value. */
+  value?: unknown;
+  /** For `set` and `setTtl`: seconds until the record expires (`null`: never). */
+  ttl?: number | null;
 }
 
 /** Per-invocation limits. */
@@ -101,7 +121,8 @@ export interface MountOptions {
    * Configured prop values, already decrypted and resolved by the caller:
    * user-input props -> their values; `$.interface.http` -> `{ endpoint }`;
    * `$.interface.timer` -> `{ intervalSeconds }` or `{ cron, timezone? }`;
-   * `app` -> `{ $auth }` (the credentials; read-only in the sandbox); `$.service.db` -> omitted.
+   * `app` -> `{ $auth }` (the credentials; read-only in the sandbox); `$.service.db` -> omitted;
+   * `data_store` -> the store's name (its methods go through {@link HostBridges.dataStore}).
    */
   props: Record<string, unknown>;
   bridges?: HostBridges;

@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type BridgeResponse, createRuntime, nodeModulesResolver } from "../src/index.js";
+import {
+  type BridgeResponse,
+  createRuntime,
+  type DataStoreRequest,
+  nodeModulesResolver,
+} from "../src/index.js";
 import { memoryDb, mountCode, testRuntime } from "./_helpers.js";
 
 const runtime = testRuntime();
@@ -531,6 +536,72 @@ describe("shims and built-in modules", () => {
       [201, "b", "hi"],
       [true, 0],
     ]);
+    m.dispose();
+  });
+
+  it("gives a data_store prop Pipedream's async key-value API over the dataStore bridge", async () => {
+    const stores = new Map<string, Map<string, unknown>>();
+    const calls: DataStoreRequest[] = [];
+    const dataStore = async (request: DataStoreRequest): Promise<unknown> => {
+      calls.push(request);
+      const store = stores.get(request.store) ?? new Map<string, unknown>();
+      stores.set(request.store, store);
+      const key = request.key as string;
+      switch (request.op) {
+        case "get":
+          return store.get(key);
+        case "set":
+          store.set(key, request.value);
+          return undefined;
+        case "has":
+          return store.has(key);
+        case "delete":
+          return store.delete(key);
+        case "keys":
+          return [...store.keys()];
+        case "entries":
+          return [...store.entries()];
+        case "clear":
+          store.clear();
+          return undefined;
+        default:
+          return undefined;
+      }
+    };
+    const m = await mountCode(
+      runtime,
+      `export default { type: "action", name: "D", version: "1", props: { store: { type: "data_store" }, none: { type: "data_store" } },
+        async run() {
+          await this.store.set("count", { n: 1 }, { ttl: 60 });
+          await this.store.set("other", "x");
+          const seen = [];
+          for await (const [key] of this.store) seen.push(key);
+          const before = [await this.store.get("count"), await this.store.has("count"), await this.store.keys(), seen];
+          await this.store.delete("other");
+          await this.store.setTtl("count", 120);
+          const after = [await this.store.entries(), (await this.store.get("missing")) === undefined];
+          await this.store.clear();
+          let unset; try { await this.none.keys(); } catch (e) { unset = e.message; }
+          return [before, after, await this.store.keys(), unset];
+        } };`,
+      { store: "orders" },
+      { dataStore },
+    );
+    const result = await m.runAction();
+    expect(result.error).toBeUndefined();
+    expect(result.returnValue).toEqual([
+      [{ n: 1 }, true, ["count", "other"], ["count", "other"]],
+      [[["count", { n: 1 }]], true],
+      [],
+      "this data_store prop has no store configured (its value is the store's name)",
+    ]);
+    expect(calls[0]).toEqual({ store: "orders", op: "set", key: "count", value: { n: 1 }, ttl: 60 });
+    expect(calls.find((c) => c.op === "setTtl")).toEqual({
+      store: "orders",
+      op: "setTtl",
+      key: "count",
+      ttl: 120,
+    });
     m.dispose();
   });
 

@@ -14,7 +14,14 @@ import type {
   QuickJSHandle,
   QuickJSRuntime,
 } from "quickjs-emscripten";
-import type { BridgeResponse, HostBridges, InvocationError, Limits, LogLine } from "../types.js";
+import type {
+  BridgeResponse,
+  DataStoreRequest,
+  HostBridges,
+  InvocationError,
+  Limits,
+  LogLine,
+} from "../types.js";
 import { runHostOp } from "./_host-ops.js";
 import { discardModule, getModule } from "./_module.js";
 import { createStackMapper, type StackMapper } from "./_source-map.js";
@@ -402,6 +409,15 @@ export class Sandbox {
         else
           fetch(arg as Parameters<typeof fetch>[0]).then(
             (res: BridgeResponse) => settle(undefined, JSON.stringify(res)),
+            (error: unknown) => settle(error),
+          );
+      } else if (op === "dataStore") {
+        const dataStore = this.options.bridges.dataStore;
+        if (!dataStore)
+          settle(new Error("data stores are not available: this runtime has no data store bridge"));
+        else
+          dataStore(arg as DataStoreRequest).then(
+            (value) => settle(undefined, value === undefined ? "" : JSON.stringify(value)),
             (error: unknown) => settle(error),
           );
       } else settle(new Error(`unknown async host operation ${op}`));

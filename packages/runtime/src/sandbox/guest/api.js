@@ -62,7 +62,7 @@ function mount(propsJson) {
   for (var name of Object.keys(props)) {
     var prop = props[name];
     var type = typeof prop === "string" ? prop : prop && typeof prop === "object" ? prop.type : undefined;
-    if (type === "$.service.db" || type === "$.interface.http" || type === "app")
+    if (type === "$.service.db" || type === "$.interface.http" || type === "app" || type === "data_store")
       self[name] = load("component").prop(type, prop, configured[name]);
     else if (configured[name] !== undefined) self[name] = configured[name];
   }

@@ -144,9 +144,38 @@
     };
   }
 
-  // The value of a db, http or app prop.
+  // A data_store prop: Pipedream's async key-value API over the host's dataStore bridge.
+  function makeDataStore(name) {
+    var call = (op, extra) =>
+      typeof name === "string" && name !== ""
+        ? S.load("host").asyncHost("dataStore", Object.assign({ store: name, op: op }, extra))
+        : Promise.reject(
+            new Error("this data_store prop has no store configured (its value is the store's name)"),
+          );
+    var store = {
+      get: (key) => call("get", { key: String(key) }),
+      set: (key, value, options) => {
+        var extra = { key: String(key), value: toJsonValue(value, 'set("' + String(key) + '")') };
+        if (options && options.ttl !== undefined) extra.ttl = options.ttl;
+        return call("set", extra);
+      },
+      has: (key) => call("has", { key: String(key) }),
+      delete: (key) => call("delete", { key: String(key) }),
+      keys: () => call("keys", {}),
+      entries: () => call("entries", {}),
+      clear: () => call("clear", {}),
+      setTtl: (key, ttl) => call("setTtl", { key: String(key), ttl: ttl === undefined ? null : ttl }),
+    };
+    store[Symbol.asyncIterator] = async function* () {
+      for (var entry of await store.entries()) yield entry;
+    };
+    return store;
+  }
+
+  // The value of a db, http, app or data_store prop.
   function prop(type, def, configured) {
     if (type === "$.service.db") return makeDb();
+    if (type === "data_store") return makeDataStore(configured);
     if (type === "$.interface.http") return httpInterface(configured);
     return makeApp(def, configured);
   }
