@@ -14,14 +14,7 @@ import type {
   QuickJSHandle,
   QuickJSRuntime,
 } from "quickjs-emscripten";
-import type {
-  BridgeResponse,
-  DataStoreRequest,
-  HostBridges,
-  InvocationError,
-  Limits,
-  LogLine,
-} from "../types.js";
+import type { HostBridges, InvocationError, Limits, LogLine } from "../types.js";
 import { runHostOp } from "./_host-ops.js";
 import { discardModule, getModule } from "./_module.js";
 import { createStackMapper, type StackMapper } from "./_source-map.js";
@@ -403,20 +396,12 @@ export class Sandbox {
       if (op === "sleep") {
         const ms = Math.max(0, Math.min(Number(arg) || 0, 2_147_483_647));
         entry.timer = setTimeout(() => settle(undefined, ""), ms);
-      } else if (op === "fetch") {
-        const fetch = this.options.bridges.fetch;
-        if (!fetch) settle(new Error("fetch is not available: this runtime has no outbound HTTP bridge"));
+      } else if (op === "fetch" || op === "dataStore") {
+        // A host bridge (outbound HTTP, data stores) answers a JSON value; "" stands for undefined.
+        const bridge = this.options.bridges[op] as ((request: never) => Promise<unknown>) | undefined;
+        if (!bridge) settle(new Error(`${op} is not available: this runtime has no ${op} bridge`));
         else
-          fetch(arg as Parameters<typeof fetch>[0]).then(
-            (res: BridgeResponse) => settle(undefined, JSON.stringify(res)),
-            (error: unknown) => settle(error),
-          );
-      } else if (op === "dataStore") {
-        const dataStore = this.options.bridges.dataStore;
-        if (!dataStore)
-          settle(new Error("data stores are not available: this runtime has no data store bridge"));
-        else
-          dataStore(arg as DataStoreRequest).then(
+          bridge(arg as never).then(
             (value) => settle(undefined, value === undefined ? "" : JSON.stringify(value)),
             (error: unknown) => settle(error),
           );
