@@ -1,5 +1,5 @@
 /** A small client of the `/v1` REST API over global `fetch`, and an SSE reader. */
-import { CliError, note, style } from "./_output.js";
+import { type ApiWarning, CliError, note, printWarnings, style } from "./_output.js";
 
 /** A page of a list route. */
 export interface Page<T> {
@@ -13,7 +13,11 @@ export interface ApiClient {
   /** Calls a route and returns its `data`; an error body becomes a {@link CliError}. */
   request<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
   /** Calls a route and returns its `data` and the `warnings` beside it (empty when none). */
-  send<T = unknown>(method: string, path: string, body?: unknown): Promise<{ data: T; warnings: string[] }>;
+  send<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ data: T; warnings: ApiWarning[] }>;
   /** Calls a list route and returns the whole response. */
   list<T = unknown>(path: string): Promise<Page<T>>;
   /**
@@ -58,18 +62,6 @@ async function _apiError(res: Response): Promise<CliError> {
   return new CliError(`http_${res.status}`, text.slice(0, 200) || res.statusText || "request failed");
 }
 
-/**
- * Shows the `warnings` of a response on stderr: the SPEC rules a saved or deployed component
- * breaks that Pipedream accepts (the component was accepted). @internal
- */
-function _printWarnings(warnings: unknown): void {
-  if (!Array.isArray(warnings)) return;
-  for (const w of warnings as { code?: string; path?: string; message?: string }[]) {
-    const where = w.path ? `${w.path}: ` : "";
-    note(style.yellow(`⚠ warning ${where}${w.message ?? ""} (${w.code ?? "warning"})`, process.stderr));
-  }
-}
-
 /** Creates a client for `baseUrl`, authenticating with `apiKey`. */
 export function createApiClient(baseUrl: string, apiKey: string | undefined): ApiClient {
   const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
@@ -94,12 +86,14 @@ export function createApiClient(baseUrl: string, apiKey: string | undefined): Ap
   return {
     baseUrl,
     async request<T>(method: string, path: string, body?: unknown) {
-      const answer = (await call(method, path, body)) as { data: T; warnings?: unknown };
-      _printWarnings(answer.warnings);
+      // The warnings of a response (SPEC rules a saved or deployed component breaks that Pipedream
+      // accepts...) go to stderr; the call still succeeded.
+      const answer = (await call(method, path, body)) as { data: T; warnings?: ApiWarning[] };
+      printWarnings(answer.warnings ?? []);
       return answer.data;
     },
     async send<T>(method: string, path: string, body?: unknown) {
-      const { data, warnings } = (await call(method, path, body)) as { data: T; warnings?: string[] };
+      const { data, warnings } = (await call(method, path, body)) as { data: T; warnings?: ApiWarning[] };
       return { data, warnings: warnings ?? [] };
     },
     async list<T>(path: string) {

@@ -42,9 +42,19 @@ export function note(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/** Prints each warning in yellow on stderr (`warning: ...`). */
-export function printWarnings(warnings: readonly string[]): void {
-  for (const warning of warnings) note(style.yellow(`warning: ${warning}`, process.stderr));
+/** A warning the API sends beside `data` (the same shape for components and webhooks). */
+export interface ApiWarning {
+  code?: string;
+  path?: string;
+  message?: string;
+}
+
+/** Prints each warning in yellow on stderr: `⚠ warning <path>: <message> (<code>)`. */
+export function printWarnings(warnings: readonly ApiWarning[]): void {
+  for (const w of warnings) {
+    const where = w.path ? `${w.path}: ` : "";
+    note(style.yellow(`⚠ warning ${where}${w.message ?? ""} (${w.code ?? "warning"})`, process.stderr));
+  }
 }
 
 /** Prints a value as indented JSON on stdout. */

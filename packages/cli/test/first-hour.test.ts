@@ -127,7 +127,7 @@ describe("the first hour, against pd serve with the SSRF guard on", () => {
     expect(created.code).toBe(0);
     expect(created.stderr).toMatch(
       new RegExp(
-        `^warning: ${hookUrl.replace(/[./]/g, "\\$&")} is refused by the SSRF guard: .*private.*`,
+        `^⚠ warning url: ${hookUrl.replace(/[./]/g, "\\$&")} is refused by the SSRF guard: .*private.*`,
         "m",
       ),
     );
@@ -183,7 +183,7 @@ describe("the first hour, against pd serve with the SSRF guard on", () => {
 
   it("pd webhooks secret, rotate, update and recover; unknown actions are usage errors", async () => {
     const dir = tempDir();
-    const created = json<{ id: string; warnings?: string[] }>(
+    const created = json<{ id: string; warnings?: unknown[] }>(
       (
         await pd(["webhooks", "create", "https://93.184.216.34/h", "--name", "secrets", "--json"], {
           cwd: dir,
@@ -209,7 +209,9 @@ describe("the first hour, against pd serve with the SSRF guard on", () => {
       env,
     });
     expect(moved.code).toBe(0);
-    expect(moved.stderr).toMatch(/^warning: http:\/\/10\.0\.0\.1\/h is refused by the SSRF guard/m);
+    expect(moved.stderr).toMatch(
+      /^⚠ warning url: http:\/\/10\.0\.0\.1\/h is refused by the SSRF guard.*\(ssrf_blocked\)$/m,
+    );
     const recovered = await pd(["webhooks", "recover", "secrets", "--since", "2h"], { cwd: dir, env });
     expect(recovered.stdout).toMatch(/Sending 0 failed deliveries again \(failed since \d{4}-/);
     const badSince = await pd(["webhooks", "recover", "secrets", "--since", "yesterday"], { cwd: dir, env });
@@ -436,7 +438,7 @@ describe("pd serve settings and recovering what the guard refused", () => {
       const loop = await pd(["webhooks", "create", "http://127.0.0.1:9/h"], { cwd: dir, env: localEnv });
       expect(loop.stderr).toBe("");
       const lan = await pd(["webhooks", "create", "http://192.168.0.1/h"], { cwd: dir, env: localEnv });
-      expect(lan.stderr).toMatch(/^warning: .*refused by the SSRF guard/);
+      expect(lan.stderr).toMatch(/^⚠ warning url: .*refused by the SSRF guard/);
     } finally {
       expect(await stop(limited)).toBe(0);
     }

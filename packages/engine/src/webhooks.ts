@@ -5,7 +5,7 @@
  */
 
 import { isIP } from "node:net";
-import { HooklineError } from "@hookline/core";
+import { HooklineError, type Problem } from "@hookline/core";
 import {
   createGuardedLookup,
   createUrlChecker,
@@ -37,9 +37,10 @@ export interface WebhookView {
 export interface WebhookResult extends WebhookView {
   /**
    * Set when deliveries to the URL will be refused: it resolves to a loopback, private or
-   * reserved address that the SSRF guard blocks. Each says how to allow it.
+   * reserved address that the SSRF guard blocks (`{ code: "ssrf_blocked", path: "url", message }`,
+   * the message saying how to allow it). The same shape as a component's warnings.
    */
-  warnings?: string[];
+  warnings?: Problem[];
 }
 
 /** Fields of a webhook a user sets. */
@@ -184,7 +185,9 @@ export function createWebhooksApi(
 ): { webhooks: WebhooksApi; subscriptions: SubscriptionsApi } {
   const withWarnings = async (w: Webhook, checked: boolean): Promise<WebhookResult> => {
     const warning = checked ? await warnUrl(w.url) : undefined;
-    return warning ? { ...view(w), warnings: [warning] } : view(w);
+    return warning
+      ? { ...view(w), warnings: [{ code: "ssrf_blocked", path: "url", message: warning }] }
+      : view(w);
   };
 
   async function webhookOrThrow(workspaceId: string, id: string): Promise<Webhook> {

@@ -19,12 +19,15 @@ describe.each(MODES)("webhook warnings (%s)", (mode) => {
     expect(created.status).toBe(200);
     expect(created.body.data).toMatchObject({ url: "http://127.0.0.1:9/h", name: "local", active: true });
     expect(created.body.warnings).toHaveLength(1);
-    expect(created.body.warnings[0]).toMatch(REFUSED);
-    expect(created.body.warnings[0]).toContain("127.0.0.1");
+    expect(created.body.warnings[0]).toMatchObject({ code: "ssrf_blocked", path: "url" });
+    expect(created.body.warnings[0].message).toMatch(REFUSED);
+    expect(created.body.warnings[0].message).toContain("127.0.0.1");
 
     // A host name is resolved: localhost is loopback.
     const named = await api.call("POST", "/v1/webhooks", { body: { url: "http://localhost:9/h" } });
-    expect(named.body.warnings?.[0]).toMatch(/localhost resolves to a private address: (127\.0\.0\.1|::1)/);
+    expect(named.body.warnings?.[0]?.message).toMatch(
+      /localhost resolves to a private address: (127\.0\.0\.1|::1)/,
+    );
 
     // A public address: no warnings field at all.
     const fine = await api.call("POST", "/v1/webhooks", { body: { url: "https://93.184.216.34/hooks" } });
@@ -34,7 +37,7 @@ describe.each(MODES)("webhook warnings (%s)", (mode) => {
       body: { url: "http://10.1.2.3/h" },
     });
     expect(moved.status).toBe(200);
-    expect(moved.body.warnings?.[0]).toMatch(REFUSED);
+    expect(moved.body.warnings?.[0]?.message).toMatch(REFUSED);
     // A change that leaves the URL alone says nothing; the webhook is listed as created.
     const renamed = await api.call("PATCH", `/v1/webhooks/${fine.body.data.id}`, { body: { name: "n" } });
     expect(renamed.body).not.toHaveProperty("warnings");
@@ -47,7 +50,7 @@ describe.each(MODES)("webhook warnings (%s)", (mode) => {
     const allowed = await api.call("POST", "/v1/webhooks", { body: { url: "http://127.0.0.1:9/h" } });
     expect(allowed.body).not.toHaveProperty("warnings");
     const other = await api.call("POST", "/v1/webhooks", { body: { url: "http://192.168.1.1/h" } });
-    expect(other.body.warnings?.[0]).toMatch(REFUSED);
+    expect(other.body.warnings?.[0]?.message).toMatch(REFUSED);
     await api.close();
     api = await startApi(mode, { engine: { allowPrivateUrls: true } });
     const open = await api.call("POST", "/v1/webhooks", { body: { url: "http://192.168.1.1/h" } });

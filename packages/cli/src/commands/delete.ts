@@ -21,7 +21,7 @@ export default defineCommand({
       printJson({ id: source.id, ...result });
       return;
     }
-    printWarnings(result.warnings ?? []);
+    printWarnings((result.warnings ?? []).map((message) => ({ code: "hook_failed", message })));
     out(`${style.green("✔")} Deleted ${style.bold(source.name)} (${source.id})`);
   },
 });

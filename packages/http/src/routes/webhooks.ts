@@ -1,5 +1,5 @@
 /** `/v1/webhooks`: create, list, read, change and delete webhooks; secrets, deliveries, retries. */
-import { HooklineError } from "@hookline/core";
+import { HooklineError, type Problem } from "@hookline/core";
 import type { WebhookResult } from "@hookline/engine";
 import Type from "typebox";
 import { defineRoute } from "../_define.js";
@@ -14,7 +14,7 @@ const WebhookFields = {
 };
 
 /** A created or changed webhook, with the engine's warnings (an address the SSRF guard refuses). */
-function withWarnings(webhook: WebhookResult): { data: unknown; warnings?: string[] } {
+function withWarnings(webhook: WebhookResult): { data: unknown; warnings?: Problem[] } {
   return { data: webhookJson(webhook), ...(webhook.warnings ? { warnings: webhook.warnings } : {}) };
 }
 
