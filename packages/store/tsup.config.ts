@@ -1,7 +1,11 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/testing.ts"],
+  entry: {
+    index: "src/index.ts",
+    "adapter/index": "src/adapter/index.ts",
+    "testing/index": "src/testing/index.ts",
+  },
   format: ["esm"],
   dts: true,
   clean: true,

@@ -1,6 +1,6 @@
 import { DEFAULT_CHANNEL } from "@hookline/core";
 import { describe, expect, it } from "vitest";
-import { createMemoryStore } from "../src/memory.js";
+import { createMemoryStore } from "../src/index.js";
 
 /** One workspace, one webhook subscribed to `dc_1`, and the store. */
 async function setup() {
@@ -19,18 +19,34 @@ async function setup() {
 describe("memory store claims", () => {
   it("hand out deep copies: changing a claimed row changes nothing stored", async () => {
     const { store, ws } = await setup();
-    await store.events.append(ws.id, "dc_1", [
-      { channel: DEFAULT_CHANNEL, ts: 1, body: { nested: { list: [1, { deep: true }] }, text: "a" } },
-    ]);
-    const [claimed] = await store.deliveries.claim({ owner: "w1", now: 2_000, leaseMs: 60_000, limit: 1 });
+    await store.emits.commit({
+      workspaceId: ws.id,
+      componentId: "dc_1",
+      events: [
+        { channel: DEFAULT_CHANNEL, ts: 1, body: { nested: { list: [1, { deep: true }] }, text: "a" } },
+      ],
+    });
+    const [claimed] = await store.queue.deliveries.claim({
+      owner: "w1",
+      now: 2_000,
+      leaseMs: 60_000,
+      limit: 1,
+    });
     if (!claimed) throw new Error("nothing claimed");
     (claimed.event.body as { nested: { list: unknown[] } }).nested.list.push("mutated");
     claimed.webhook.secrets.push({ value: "enc:other", createdAt: 1 });
     claimed.webhook.url = "https://evil.example/";
     claimed.state = "succeeded";
 
-    expect(await store.deliveries.complete(claimed.id, "w1", { state: "pending", at: 2_000 })).toBe(true);
-    const [again] = await store.deliveries.claim({ owner: "w2", now: 3_000, leaseMs: 60_000, limit: 1 });
+    expect(await store.queue.deliveries.complete(claimed.id, "w1", { state: "pending", at: 2_000 })).toBe(
+      true,
+    );
+    const [again] = await store.queue.deliveries.claim({
+      owner: "w2",
+      now: 3_000,
+      leaseMs: 60_000,
+      limit: 1,
+    });
     expect(again?.event.body).toEqual({ nested: { list: [1, { deep: true }] }, text: "a" });
     expect(again?.webhook.secrets).toEqual([{ value: "enc:secret", createdAt: 0 }]);
     expect(again?.webhook.url).toBe("https://example.com/hook");
@@ -52,12 +68,17 @@ describe("memory store claims", () => {
       deep,
       holey,
     ];
-    await store.events.append(
-      ws.id,
-      "dc_1",
-      bodies.map((body) => ({ channel: DEFAULT_CHANNEL, ts: 1, body })),
-    );
-    const claimed = await store.deliveries.claim({ owner: "w1", now: 2_000, leaseMs: 60_000, limit: 10 });
+    await store.emits.commit({
+      workspaceId: ws.id,
+      componentId: "dc_1",
+      events: bodies.map((body) => ({ channel: DEFAULT_CHANNEL, ts: 1, body })),
+    });
+    const claimed = await store.queue.deliveries.claim({
+      owner: "w1",
+      now: 2_000,
+      leaseMs: 60_000,
+      limit: 10,
+    });
     expect(claimed).toHaveLength(4);
     const byBody = claimed.map((row) => row.event.body) as [
       { at: Date; tags: Map<string, number>; bytes: Uint8Array },

@@ -1,4 +1,8 @@
-import { createMemoryStore } from "../src/memory.js";
-import { runStoreConformance } from "../src/testing.js";
+import { createMemoryStore } from "../src/index.js";
+import { createFaultPlan, runStoreConformance } from "../src/testing/index.js";
 
-runStoreConformance("memory", () => createMemoryStore());
+const faults = createFaultPlan();
+runStoreConformance("memory", () => createMemoryStore({ faults }), {
+  notifications: true,
+  faultInjection: faults,
+});

@@ -1,0 +1,25 @@
+/**
+ * `@hookline/store/adapter`: what every Store adapter shares so that each rule has one owner: page
+ * sizes and cursors, subscription channel matching, row builders, version order, lossless text, and
+ * the fault-injection hook of the conformance suite.
+ *
+ * @packageDocumentation
+ */
+export { channelOf, type DeliveryTarget, targetsOf } from "./channels.js";
+export { FAULT_POINTS, type FaultHook, type FaultPoint } from "./faults.js";
+export { clampLimit, pageOf, parseIdCursor, parseSeqCursor } from "./paging.js";
+export { keptByRetention } from "./retention.js";
+export {
+  newAccount,
+  newApiKey,
+  newAttempt,
+  newDelivery,
+  newDeployedComponent,
+  newEvents,
+  newSavedComponent,
+  newSubscription,
+  newWebhook,
+  newWorkspace,
+} from "./rows.js";
+export { compareText, decodeText, encodeText, jsonText, utf8Length } from "./text.js";
+export { compareVersions, newestComponent } from "./versions.js";

@@ -1,0 +1,108 @@
+/** The atomic emit in memory: dedupe state, events and deliveries, all or nothing. */
+import type { DeliveryTarget } from "../adapter/channels.js";
+import { targetsOf } from "../adapter/channels.js";
+import { newDelivery, newEvents } from "../adapter/rows.js";
+import type { AppendedEvent, EmitCommitInput, EmitStore } from "../types/index.js";
+import { copy, copyPlain } from "./copy.js";
+import type { MemoryState } from "./state.js";
+
+/** The emitter's webhook subscriptions, oldest first (the listener must be a webhook of the workspace). */
+function targetsFor(s: MemoryState, workspaceId: string, emitterId: string): DeliveryTarget[] {
+  const targets: DeliveryTarget[] = [];
+  for (const sub of s.subscriptions.values()) {
+    if (sub.workspaceId !== workspaceId || sub.emitterId !== emitterId) continue;
+    const hook = s.webhooks.get(sub.listenerId);
+    if (hook?.workspaceId !== workspaceId) continue;
+    targets.push({ eventName: sub.eventName, webhookId: hook.id, active: hook.active });
+  }
+  return targets;
+}
+
+/**
+ * The emits of a memory store. A commit writes its parts in order, recording how to undo each write;
+ * a failure anywhere (an injected fault, a value that cannot be copied) undoes them all.
+ */
+export function memoryEmits(s: MemoryState): EmitStore {
+  const commit = (
+    input: EmitCommitInput,
+    now: number,
+    undo: (() => void)[],
+  ): { events: AppendedEvent[]; due: boolean } => {
+    const { workspaceId, componentId } = input;
+    const rows = newEvents(input, now);
+    for (const row of rows) row.body = copy(row.body);
+    const targets = targetsFor(s, workspaceId, componentId);
+
+    s.faults?.before("dedupe");
+    if (input.dedupeState !== undefined) {
+      const had = s.dedupe.has(componentId);
+      const previous = s.dedupe.get(componentId);
+      s.dedupe.set(componentId, copy(input.dedupeState));
+      undo.push(() => (had ? s.dedupe.set(componentId, previous) : s.dedupe.delete(componentId)));
+    }
+
+    s.faults?.before("events");
+    let emitted = s.eventsByEmitter.get(componentId);
+    if (!emitted) {
+      const created = new Set<string>();
+      s.eventsByEmitter.set(componentId, created);
+      emitted = created;
+    }
+    const byEmitter = emitted;
+    for (const row of rows) {
+      row.seq = s.nextSeq();
+      s.events.set(row.id, row);
+      byEmitter.add(row.id);
+      undo.push(() => {
+        s.events.delete(row.id);
+        s.eventBytes.delete(row.id);
+        byEmitter.delete(row.id);
+      });
+    }
+
+    s.faults?.before("deliveries");
+    let due = false;
+    const events = rows.map((row) => {
+      const deliveryIds: string[] = [];
+      for (const target of targetsOf(targets, row.channel)) {
+        const delivery = newDelivery(row, target, now);
+        s.deliveries.set(delivery.id, delivery);
+        s.setState(delivery, delivery.state);
+        undo.push(() => {
+          s.deliveries.delete(delivery.id);
+          s.openDeliveries.delete(delivery.id);
+        });
+        // A due-heap entry of an undone row is dropped when popped (its row is gone).
+        if (delivery.state === "pending") {
+          s.due.push(delivery);
+          due = true;
+        }
+        deliveryIds.push(delivery.id);
+      }
+      return { ...copyPlain(row), deliveryIds };
+    });
+    return { events, due };
+  };
+
+  return {
+    async commit(input) {
+      s.open();
+      const now = input.now ?? s.clock();
+      const undo: (() => void)[] = [];
+      let result: { events: AppendedEvent[]; due: boolean };
+      try {
+        result = commit(input, now, undo);
+      } catch (error) {
+        for (const step of undo.reverse()) step();
+        throw error;
+      }
+      const { events, due } = result;
+      if (events.length > 0) {
+        const { workspaceId, componentId: emitterId } = input;
+        s.announce({ kind: "events", local: true, workspaceId, emitterId, seqs: events.map((e) => e.seq) });
+        if (due) s.announce({ kind: "deliveries", local: true });
+      }
+      return events;
+    },
+  };
+}

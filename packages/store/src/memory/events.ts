@@ -1,0 +1,132 @@
+/** Events and logs in memory. */
+import { clampLimit, pageOf, parseSeqCursor } from "../adapter/paging.js";
+import { keptByRetention } from "../adapter/retention.js";
+import { utf8Length } from "../adapter/text.js";
+import type { EventStore, LogLine, LogStore, StoredEvent } from "../types/index.js";
+import { copy } from "./copy.js";
+import { inWorkspace, type MemoryState } from "./state.js";
+
+/** Reads `values` from the last to the first, mapped. */
+function* newestFirst<T, U>(values: readonly T[], map: (value: T) => U): Iterable<U> {
+  for (let i = values.length - 1; i >= 0; i--) yield map(values[i] as T);
+}
+
+/**
+ * The UTF-8 size of an event's body as JSON, measured once (on the first trim that needs it). A body
+ * JSON cannot hold (the memory store keeps any cloneable value) counts 0.
+ */
+function bodyBytes(s: MemoryState, id: string): number {
+  let bytes = s.eventBytes.get(id);
+  if (bytes === undefined) {
+    try {
+      bytes = utf8Length(JSON.stringify(s.events.get(id)?.body) ?? "");
+    } catch {
+      bytes = 0;
+    }
+    s.eventBytes.set(id, bytes);
+  }
+  return bytes;
+}
+
+/** The events of a memory store. */
+export function memoryEvents(s: MemoryState): EventStore {
+  return {
+    async list(workspaceId, emitterId, options = {}) {
+      s.open();
+      const limit = clampLimit(options.limit, 10, 100);
+      const before = parseSeqCursor(options.before, "before");
+      const after = parseSeqCursor(options.after, "after");
+      const matching = [...(s.eventsByEmitter.get(emitterId) ?? [])]
+        .map((id) => s.events.get(id) as StoredEvent)
+        .filter(
+          (row) =>
+            row.workspaceId === workspaceId &&
+            (options.channel === undefined || row.channel === options.channel) &&
+            (before === undefined || row.seq < before) &&
+            (after === undefined || row.seq > after),
+        )
+        .sort((a, b) => b.seq - a.seq);
+      const page = pageOf(matching, limit, (row) => String(row.seq));
+      return { ...page, items: copy(page.items) };
+    },
+    async get(workspaceId, id) {
+      s.open();
+      return copy(inWorkspace(s.events.get(id), workspaceId));
+    },
+    async getById(id) {
+      s.open();
+      return copy(s.events.get(id));
+    },
+    async delete(workspaceId, emitterId, ids) {
+      s.open();
+      const wanted = ids ? new Set(ids) : undefined;
+      const targets = [...(s.eventsByEmitter.get(emitterId) ?? [])].filter((id) => {
+        const row = s.events.get(id);
+        return row?.workspaceId === workspaceId && (wanted === undefined || wanted.has(id));
+      });
+      return s.deleteEvents(targets);
+    },
+    async trim(emitterId, limits) {
+      s.open();
+      const ids = [...(s.eventsByEmitter.get(emitterId) ?? [])]; // In seq order: oldest first.
+      const kept = keptByRetention(
+        newestFirst(ids, (id) => bodyBytes(s, id)),
+        limits,
+      );
+      return s.deleteEvents(ids.slice(0, ids.length - kept));
+    },
+  };
+}
+
+/** The logs of a memory store. */
+export function memoryLogs(s: MemoryState): LogStore {
+  return {
+    async append(workspaceId, componentId, lines) {
+      s.open();
+      let list = s.logs.get(componentId);
+      if (!list) {
+        list = [];
+        s.logs.set(componentId, list);
+      }
+      const stored: LogLine[] = [];
+      for (const line of lines) {
+        const row: LogLine = {
+          seq: s.nextSeq(),
+          workspaceId,
+          componentId,
+          level: line.level,
+          message: line.message,
+          ts: line.ts,
+        };
+        list.push(row);
+        stored.push(copy(row));
+      }
+      if (stored.length > 0) {
+        s.announce({ kind: "logs", local: true, workspaceId, componentId, seqs: stored.map((l) => l.seq) });
+      }
+      return stored;
+    },
+    async list(workspaceId, componentId, options = {}) {
+      s.open();
+      const limit = clampLimit(options.limit, 100, 1000);
+      const after = parseSeqCursor(options.after, "after");
+      const matching = (s.logs.get(componentId) ?? []).filter(
+        (row) => row.workspaceId === workspaceId && (after === undefined || row.seq > after),
+      );
+      const page = pageOf(matching, limit, (row) => String(row.seq));
+      return { ...page, items: copy(page.items) };
+    },
+    async trim(componentId, limits) {
+      s.open();
+      const list = s.logs.get(componentId);
+      if (!list) return 0;
+      const kept = keptByRetention(
+        newestFirst(list, (line) => utf8Length(line.message)),
+        limits,
+      );
+      const removed = list.length - kept;
+      list.splice(0, removed);
+      return removed;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The in-memory {@link Store}: plain Maps, for tests and embedding. Each sub-store lives in its own
+ * file over one shared {@link MemoryState}; this factory composes them.
+ */
+import type { Store, StoreNotice } from "../types/index.js";
+import { memoryAccounts, memorySettings } from "./accounts.js";
+import { memoryDeliveries, memoryTimers } from "./deliveries.js";
+import { memoryDeployedComponents } from "./deployed-components.js";
+import { memoryEmits } from "./emits.js";
+import { memoryEvents, memoryLogs } from "./events.js";
+import { memoryDedupe, memoryKv } from "./kv.js";
+import { memoryQueue } from "./queue.js";
+import { memorySavedComponents } from "./saved-components.js";
+import { createMemoryState, type MemoryStoreOptions } from "./state.js";
+import { memorySubscriptions, memoryWebhooks } from "./webhooks.js";
+import { memoryApiKeys, memoryWorkspaces } from "./workspaces.js";
+
+export type { MemoryStoreOptions } from "./state.js";
+
+/**
+ * Creates an in-memory {@link Store}: plain Maps, for tests and embedding. Every operation runs
+ * synchronously inside its promise, so each one is atomic (a commit that fails midway undoes what it
+ * wrote). Returned rows are copies. Its `notifications` announce its own changes, in-process and
+ * synchronously (every notice is `local`).
+ *
+ * @param options - Optional clock (and, for tests, a fault hook).
+ * @example
+ * ```ts
+ * const store = createMemoryStore();
+ * const ws = await store.workspaces.create({ name: "Acme" });
+ * ```
+ */
+export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
+  const s = createMemoryState(options);
+  return {
+    workspaces: memoryWorkspaces(s),
+    apiKeys: memoryApiKeys(s),
+    accounts: memoryAccounts(s),
+    savedComponents: memorySavedComponents(s),
+    deployedComponents: memoryDeployedComponents(s),
+    dedupe: memoryDedupe(s),
+    kv: memoryKv(s),
+    emits: memoryEmits(s),
+    events: memoryEvents(s),
+    logs: memoryLogs(s),
+    webhooks: memoryWebhooks(s),
+    subscriptions: memorySubscriptions(s),
+    timers: memoryTimers(s),
+    deliveries: memoryDeliveries(s),
+    settings: memorySettings(s),
+    queue: memoryQueue(s),
+    notifications: {
+      subscribe(listener) {
+        const own = (notice: StoreNotice) => listener(notice);
+        s.listeners.add(own);
+        return () => {
+          s.listeners.delete(own);
+        };
+      },
+    },
+    async close() {
+      s.close();
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/** The Queue of a memory store: claims of due deliveries and timer ticks. */
+import { newAttempt } from "../adapter/rows.js";
+import type { ClaimedDelivery, Delivery, DeliveryQueue, Queue, TimerQueue } from "../types/index.js";
+import { copy, copyPlain } from "./copy.js";
+import { requeue } from "./deliveries.js";
+import type { MemoryState } from "./state.js";
+
+/** Webhook ids and how many of their rows are in flight under a live lease. */
+function inFlightByWebhook(s: MemoryState, now: number): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const id of s.deliveringIds) {
+    const row = s.deliveries.get(id);
+    if (row && (row.leaseExpiresAt ?? 0) > now)
+      counts.set(row.webhookId, (counts.get(row.webhookId) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function memoryDeliveryQueue(s: MemoryState): DeliveryQueue {
+  const announceDue = (): void => s.announce({ kind: "deliveries", local: true });
+  return {
+    async claim(options) {
+      s.open();
+      const { owner, now, leaseMs, limit, perWebhookLimit } = options;
+      const inFlight = perWebhookLimit === undefined ? undefined : inFlightByWebhook(s, now);
+      const claimed: ClaimedDelivery[] = [];
+      const max = Math.max(0, limit);
+      const lease = (row: Delivery): boolean => {
+        // Refused rows stay queued; rows of a gone event or webhook are failed below.
+        if (!inFlight || !s.events.has(row.eventId) || !s.webhooks.has(row.webhookId)) return true;
+        const count = inFlight.get(row.webhookId) ?? 0;
+        if (count >= (perWebhookLimit as number)) return false;
+        inFlight.set(row.webhookId, count + 1);
+        return true;
+      };
+      while (claimed.length < max) {
+        const batch = s.due.popDue(now, max - claimed.length, lease);
+        if (batch.length === 0) break;
+        for (const row of batch) {
+          const event = s.events.get(row.eventId);
+          const webhook = s.webhooks.get(row.webhookId);
+          if (!event || !webhook) {
+            s.setState(row, "failed");
+            row.lastError = event ? "webhook_deleted" : "event_deleted";
+            row.updatedAt = now;
+            continue;
+          }
+          if (!webhook.active) {
+            s.setState(row, "paused"); // Its webhook was disabled meanwhile: wait for it.
+            row.updatedAt = now;
+            inFlight?.set(row.webhookId, (inFlight.get(row.webhookId) ?? 1) - 1);
+            continue;
+          }
+          s.setState(row, "delivering");
+          row.attempts += 1;
+          row.leaseOwner = owner;
+          row.leaseExpiresAt = now + leaseMs;
+          row.updatedAt = now;
+          claimed.push({ ...copyPlain(row), event: copyPlain(event), webhook: copyPlain(webhook) });
+        }
+      }
+      return claimed;
+    },
+    async complete(id, owner, outcome) {
+      const row = s.deliveries.get(id);
+      if (row?.state !== "delivering" || row.leaseOwner !== owner) return false;
+      const at = outcome.at ?? s.clock();
+      let due = false;
+      if (outcome.state === "pending")
+        due = requeue(s, row, outcome.nextAttemptAt ?? at) && row.nextAttemptAt <= at;
+      else s.setState(row, outcome.state);
+      if (outcome.status !== undefined) row.lastStatus = outcome.status;
+      else delete row.lastStatus;
+      if (outcome.error !== undefined) row.lastError = outcome.error;
+      else delete row.lastError;
+      delete row.leaseOwner;
+      delete row.leaseExpiresAt;
+      row.updatedAt = at;
+      if (due) announceDue();
+      return true;
+    },
+    async recordAttempt(input) {
+      s.open();
+      const row = newAttempt(input);
+      let list = s.attempts.get(input.deliveryId);
+      if (!list) {
+        list = [];
+        s.attempts.set(input.deliveryId, list);
+      }
+      list.push(row);
+      return copy(row);
+    },
+    async sweep(now) {
+      s.open();
+      let count = 0;
+      for (const id of [...s.deliveringIds]) {
+        const row = s.deliveries.get(id) as Delivery;
+        if (row.state === "delivering" && (row.leaseExpiresAt ?? 0) <= now) {
+          s.setState(row, "pending");
+          delete row.leaseOwner;
+          delete row.leaseExpiresAt;
+          row.updatedAt = now;
+          s.due.push(row);
+          count++;
+        }
+      }
+      if (count > 0) announceDue();
+      return count;
+    },
+  };
+}
+
+function memoryTimerQueue(s: MemoryState): TimerQueue {
+  return {
+    async claim({ now, owner, leaseMs, limit }) {
+      s.open();
+      const due = [...s.timers.values()]
+        .filter((row) => row.nextAt <= now && (row.leaseExpiresAt === undefined || row.leaseExpiresAt <= now))
+        .sort((a, b) => a.nextAt - b.nextAt)
+        .slice(0, Math.max(0, limit));
+      for (const row of due) {
+        row.leaseOwner = owner;
+        row.leaseExpiresAt = now + leaseMs;
+      }
+      return copy(due);
+    },
+    async advance(componentId, owner, firedAt, nextAt) {
+      s.open();
+      const row = s.timers.get(componentId);
+      if (!row || row.leaseOwner !== owner || row.nextAt !== firedAt) return false;
+      row.nextAt = nextAt;
+      delete row.leaseOwner;
+      delete row.leaseExpiresAt;
+      return true;
+    },
+  };
+}
+
+/** The Queue of a memory store. */
+export function memoryQueue(s: MemoryState): Queue {
+  return { deliveries: memoryDeliveryQueue(s), timers: memoryTimerQueue(s) };
+}

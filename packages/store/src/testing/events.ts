@@ -1,0 +1,144 @@
+/** Conformance: events (reads, deletes, retention) and their cursors. */
+import { describe, expect } from "vitest";
+import { events, expectStoreError, nextWindow, type SuiteContext } from "./context.js";
+
+/** Registers the event tests. */
+export function eventsSuite(t: SuiteContext): void {
+  describe("events", () => {
+    t.test("list pages through 25 events newest first, each once", async () => {
+      const ws = await t.workspace();
+      const dc = await t.component(ws);
+      const appended = await t.emit(ws, dc.id, events(25, 1000));
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      const sizes: number[] = [];
+      for (let page = 0; page < 10; page++) {
+        const result = await t.store.events.list(ws, dc.id, {
+          limit: 10,
+          ...(cursor ? { before: cursor } : {}),
+        });
+        sizes.push(result.items.length);
+        seen.push(...result.items.map((event) => event.id));
+        cursor = result.nextCursor;
+        if (!cursor) break;
+      }
+      expect(sizes).toEqual([10, 10, 5]);
+      expect(seen).toEqual(appended.map((event) => event.id).reverse());
+    });
+
+    t.test("list: default limit 10, maximum 100, after cursor, channel filter", async () => {
+      const { store } = t;
+      const ws = await t.workspace();
+      const dc = await t.component(ws);
+      const appended = await t.emit(ws, dc.id, [...events(60, 1, "default"), ...events(50, 100, "orders")]);
+      expect((await store.events.list(ws, dc.id)).items).toHaveLength(10);
+      expect((await store.events.list(ws, dc.id, { limit: 1000 })).items).toHaveLength(100);
+      const orders = await store.events.list(ws, dc.id, { channel: "orders", limit: 100 });
+      expect(orders.items).toHaveLength(50);
+      expect(orders.items.every((event) => event.channel === "orders")).toBe(true);
+      expect(orders.nextCursor).toBeUndefined();
+      const firstPage = await store.events.list(ws, dc.id, { limit: 100 });
+      const all = [...firstPage.items];
+      let cursor = firstPage.nextCursor;
+      while (cursor) {
+        const next = await store.events.list(ws, dc.id, { limit: 100, before: cursor });
+        all.push(...next.items);
+        cursor = next.nextCursor;
+      }
+      expect(all).toHaveLength(110);
+      // after: only newer events, still newest first; the cursor of an event ends a page at it
+      const pageTo = await store.events.list(ws, dc.id, { limit: 6 });
+      expect(pageTo.items.at(-1)!.id).toBe(appended[104]!.id);
+      const newer = await store.events.list(ws, dc.id, { after: pageTo.nextCursor!, limit: 100 });
+      expect(newer.items.map((event) => event.id)).toEqual(
+        appended
+          .slice(105)
+          .map((event) => event.id)
+          .reverse(),
+      );
+      expect(await store.events.list(ws, "dc_other")).toEqual({ items: [] });
+    });
+
+    t.test("list refuses a malformed cursor as invalid, naming it", async () => {
+      const ws = await t.workspace();
+      const dc = await t.component(ws);
+      for (const bad of ["abc", "", "1.5", "-1", "1e3", " 1", "99999999999999999999"]) {
+        await expectStoreError(t.store.events.list(ws, dc.id, { after: bad }), "invalid", "after");
+        await expectStoreError(t.store.events.list(ws, dc.id, { before: bad }), "invalid", "before");
+      }
+      await expect(t.store.events.list(ws, dc.id, { after: "0" })).resolves.toEqual({ items: [] });
+    });
+
+    t.test("get and getById", async () => {
+      const ws = await t.workspace();
+      const other = await t.workspace();
+      const dc = await t.component(ws);
+      const [event] = await t.emit(ws, dc.id, [{ channel: "default", ts: 5, body: { x: 1 } }]);
+      const { deliveryIds: _ignored, ...stored } = event!;
+      expect(await t.store.events.get(ws, event!.id)).toEqual(stored);
+      expect(await t.store.events.get(other, event!.id)).toBeUndefined();
+      expect(await t.store.events.getById(event!.id)).toEqual(stored);
+      expect(await t.store.events.getById("evt_missing")).toBeUndefined();
+    });
+
+    t.test("delete some or all events; their pending deliveries fail", async () => {
+      const { ws, emitter, appended } = await t.outbox(5, nextWindow());
+      const other = await t.workspace();
+      const first = appended[0]!;
+      expect(await t.store.events.delete(other, emitter.id)).toBe(0);
+      expect(await t.store.events.delete(ws, emitter.id, [first.id])).toBe(1);
+      expect(await t.store.events.get(ws, first.id)).toBeUndefined();
+      const delivery = await t.store.deliveries.get(ws, first.deliveryIds[0]!);
+      expect(delivery).toMatchObject({ state: "failed", lastError: "event_deleted" });
+      expect(await t.store.events.delete(ws, emitter.id)).toBe(4);
+      expect((await t.store.events.list(ws, emitter.id)).items).toEqual([]);
+    });
+
+    t.test("trim by count keeps the newest events", async () => {
+      const ws = await t.workspace();
+      const dc = await t.component(ws);
+      const appended = await t.emit(ws, dc.id, events(12, 1));
+      expect(await t.store.events.trim(dc.id, { count: 5 })).toBe(7);
+      const left = await t.store.events.list(ws, dc.id, { limit: 100 });
+      expect(left.items.map((event) => event.id)).toEqual(
+        appended
+          .slice(7)
+          .map((event) => event.id)
+          .reverse(),
+      );
+      expect(await t.store.events.trim(dc.id, { count: 5 })).toBe(0);
+      expect(await t.store.events.trim(dc.id, {})).toBe(0);
+      expect(await t.store.events.trim(dc.id, { count: 0 })).toBe(5);
+    });
+
+    t.test("trim by bytes keeps the newest events within the budget, and always the newest", async () => {
+      const ws = await t.workspace();
+      const dc = await t.component(ws);
+      // Each body is {"s":"xxxxxxxxxx"}: 18 bytes of JSON; the é of the last one counts 2.
+      const body = (text: string) => ({ s: text.padEnd(10, "x") });
+      const appended = await t.emit(ws, dc.id, [
+        { channel: "default", ts: 1, body: body("a") },
+        { channel: "default", ts: 2, body: body("b") },
+        { channel: "default", ts: 3, body: body("c") },
+        { channel: "default", ts: 4, body: { s: "éxxxxxxxx" } },
+      ]);
+      const ids = async () => (await t.store.events.list(ws, dc.id, { limit: 100 })).items.map((e) => e.id);
+      // 18 + 18 = 36 fit in 40; a third would make 54.
+      expect(await t.store.events.trim(dc.id, { bytes: 40 })).toBe(2);
+      expect(await ids()).toEqual([appended[3]!.id, appended[2]!.id]);
+      // Both bounds apply.
+      expect(await t.store.events.trim(dc.id, { bytes: 1_000, count: 1 })).toBe(1);
+      // The newest one stays even when it alone is over the budget.
+      expect(await t.store.events.trim(dc.id, { bytes: 1 })).toBe(0);
+      expect(await ids()).toEqual([appended[3]!.id]);
+    });
+
+    t.test("trim deletes as delete does: waiting deliveries of trimmed events fail", async () => {
+      const { ws, emitter, appended } = await t.outbox(3, nextWindow());
+      expect(await t.store.events.trim(emitter.id, { count: 1 })).toBe(2);
+      const delivery = await t.store.deliveries.get(ws, appended[0]!.deliveryIds[0]!);
+      expect(delivery).toMatchObject({ state: "failed", lastError: "event_deleted" });
+      expect((await t.store.deliveries.get(ws, appended[2]!.deliveryIds[0]!))?.state).toBe("pending");
+    });
+  });
+}

@@ -1,0 +1,69 @@
+/**
+ * Conformance: two store instances over the same data, as two processes (nodes) open them (for
+ * adapters that declare `multiProcess`).
+ */
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import type { Store } from "../types/index.js";
+import { events, nextWindow, type SuiteContext } from "./context.js";
+import { eventually, listen, seqsOf } from "./notifications.js";
+
+/** Registers the multi-process tests. */
+export function multiProcessSuite(t: SuiteContext): void {
+  const open = t.options.multiProcess;
+  describe.skipIf(!open)("multiProcess", () => {
+    let other: Store;
+    beforeAll(async () => {
+      other = await open!();
+    }, t.options.timeout);
+    afterAll(async () => {
+      await other?.close();
+    });
+
+    t.test("rows written by one instance are read, claimed and completed by the other", async () => {
+      const now = nextWindow();
+      const { ws, emitter, deliveryIds } = await t.outbox(20, now, 2);
+      expect((await other.events.list(ws, emitter.id, { limit: 100 })).items).toHaveLength(20);
+      const ours = new Set(deliveryIds);
+      const claims = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          (i % 2 ? other : t.store).queue.deliveries.claim({
+            owner: `n${i}`,
+            now,
+            leaseMs: 60_000,
+            limit: 9,
+          }),
+        ),
+      );
+      const claimed = claims.flat().filter((row) => ours.has(row.id));
+      expect(new Set(claimed.map((row) => row.id)).size).toBe(claimed.length);
+      for (const row of claimed) {
+        const owner = row.leaseOwner!;
+        // Whichever instance completes it, the lease holder's completion counts.
+        const store = Number(owner.slice(1)) % 2 ? t.store : other;
+        expect(await store.queue.deliveries.complete(row.id, owner, { state: "succeeded", at: now })).toBe(
+          true,
+        );
+      }
+      const done = await other.deliveries.list(ws, { state: "succeeded", limit: 100 });
+      expect(done.items.length).toBe(claimed.length);
+    });
+
+    describe.skipIf(!t.options.notifications)("with notifications", () => {
+      t.test("notices of one instance reach the other, not local", async () => {
+        const { notices, unsubscribe } = await listen(t, other, t.store);
+        try {
+          const ws = await t.workspace();
+          const dc = await t.component(ws);
+          const [event] = await t.emit(ws, dc.id, events(1, 1));
+          await eventually(() => seqsOf(notices, dc.id).length === 1);
+          expect(notices.find((n) => n.kind === "events" && n.emitterId === dc.id)).toMatchObject({
+            local: false,
+            seqs: [event!.seq],
+          });
+        } finally {
+          unsubscribe();
+        }
+      });
+    });
+  });
+}

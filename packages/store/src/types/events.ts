@@ -1,0 +1,179 @@
+/** Events, the atomic emit, logs and retention. */
+import type { Page } from "./errors.js";
+
+/**
+ * An event to store, as passed to {@link EmitStore.commit}. Every string may hold any text, NUL
+ * characters and lone surrogates included: every adapter gives back exactly what it was given.
+ */
+export interface EventInput {
+  /** The channel (the emit's `name`), `default` when none. */
+  channel: string;
+  /** A short summary. */
+  summary?: string;
+  /** The dedupe id, as a string. */
+  eventId?: string;
+  /** The event time. */
+  ts: number;
+  /**
+   * The emitted event, unchanged: a JSON value. A store over JSON refuses what JSON cannot hold (a
+   * BigInt, a cycle) as `invalid`; the memory store keeps any structured-cloneable value.
+   */
+  body: unknown;
+}
+
+/** A stored event. */
+export interface StoredEvent {
+  /** `evt_` id (the `webhook-id` of its deliveries). */
+  id: string;
+  /** Store-wide, monotonically increasing sequence number (the order of commits). */
+  seq: number;
+  /** Owning workspace. */
+  workspaceId: string;
+  /** The deployed component that emitted it. */
+  emitterId: string;
+  /** The channel. */
+  channel: string;
+  /** A short summary. */
+  summary?: string;
+  /** The dedupe id. */
+  eventId?: string;
+  /** The event time. */
+  ts: number;
+  /** The emitted event. */
+  body: unknown;
+  /** When it was stored. */
+  createdAt: number;
+}
+
+/** A stored event and the deliveries the outbox created for it. */
+export interface AppendedEvent extends StoredEvent {
+  /** `dlv_` ids, one per matching subscription (`pending`, or `paused` for a disabled webhook). */
+  deliveryIds: string[];
+}
+
+/** Input of {@link EmitStore.commit}: what one invocation of a component emitted. */
+export interface EmitCommitInput {
+  /** Owning workspace. */
+  workspaceId: string;
+  /** The deployed component that emitted (the emitter of the events). */
+  componentId: string;
+  /** The events, oldest first (possibly none, to write only the dedupe state). */
+  events: EventInput[];
+  /** The component's new dedupe state; absent (undefined) leaves the stored state as it is. */
+  dedupeState?: unknown;
+  /** The commit time (`createdAt` of the rows, due time of the deliveries); the store clock by default. */
+  now?: number;
+}
+
+/**
+ * The emit: the one way events enter the store.
+ *
+ * @example
+ * ```ts
+ * const [event] = await store.emits.commit({
+ *   workspaceId: ws.id,
+ *   componentId: source.id,
+ *   dedupeState: { seen: ["order-1"] },
+ *   events: [{ channel: "default", ts: Date.now(), eventId: "order-1", body: { total: 10 } }],
+ * });
+ * console.log(event.deliveryIds); // one per subscribed webhook
+ * ```
+ */
+export interface EmitStore {
+  /**
+   * In ONE atomic step (all of it is written, or nothing): replaces the component's dedupe state
+   * (when `dedupeState` is given), stores the events in order and, for each event, writes one
+   * delivery per subscription of the workspace whose emitter is `componentId`, whose channel
+   * (`eventName`, null meaning `default`) is the event's, and whose listener is a webhook of the
+   * workspace (the transactional outbox). Deliveries of an active webhook are `pending` and due at
+   * `now`; those of a disabled webhook are `paused` until it is enabled again.
+   *
+   * Throws `invalid` (naming the field, such as `events[2].body`) when a store over JSON is given a
+   * body JSON cannot hold; nothing is written then (see {@link EventInput.body}).
+   */
+  commit(input: EmitCommitInput): Promise<AppendedEvent[]>;
+}
+
+/** Options of {@link EventStore.list}. */
+export interface ListEventsOptions {
+  /** Page size: 10 by default, at most 100. */
+  limit?: number;
+  /** Only events older than this cursor (a `nextCursor`); a malformed cursor is `invalid`. */
+  before?: string;
+  /** Only events newer than this cursor; a malformed cursor is `invalid`. */
+  after?: string;
+  /** Only events of this channel. */
+  channel?: string;
+}
+
+/**
+ * What a retention trim keeps of one source's events or logs: the newest rows within BOTH bounds.
+ * An absent bound does not limit. The newest row is never removed for `bytes` (a single row larger
+ * than the budget stays until a newer one arrives), only for `count: 0`.
+ */
+export interface RetentionLimits {
+  /** Keep at most this many rows. */
+  count?: number;
+  /**
+   * Keep at most this many bytes: the UTF-8 size of each event's body as JSON, or of each log line's
+   * message, summed from the newest row.
+   */
+  bytes?: number;
+}
+
+/** Events (the emit log). Events are written by {@link EmitStore.commit}. */
+export interface EventStore {
+  /** The emitter's events, newest first; `nextCursor` pages to older ones. */
+  list(workspaceId: string, emitterId: string, options?: ListEventsOptions): Promise<Page<StoredEvent>>;
+  /** The event, or undefined. */
+  get(workspaceId: string, id: string): Promise<StoredEvent | undefined>;
+  /** The event in any workspace, for delivery workers. */
+  getById(id: string): Promise<StoredEvent | undefined>;
+  /**
+   * Deletes the emitter's events (all when `ids` is absent); their waiting deliveries (pending, paused
+   * or in flight) fail with `event_deleted`. Returns the number deleted.
+   */
+  delete(workspaceId: string, emitterId: string, ids?: string[]): Promise<number>;
+  /**
+   * Retention: deletes the emitter's oldest events beyond `limits`, as {@link EventStore.delete}
+   * does. Returns the number deleted.
+   */
+  trim(emitterId: string, limits: RetentionLimits): Promise<number>;
+}
+
+/** A log line to store (any text, as for {@link EventInput}). */
+export interface LogInput {
+  /** Level, such as `info` or `error`. */
+  level: string;
+  /** The text. */
+  message: string;
+  /** When it was logged. */
+  ts: number;
+}
+
+/** A stored log line of a deployed component. */
+export interface LogLine extends LogInput {
+  /** Store-wide, monotonically increasing sequence number. */
+  seq: number;
+  /** Owning workspace. */
+  workspaceId: string;
+  /** The deployed component. */
+  componentId: string;
+}
+
+/** Component logs. */
+export interface LogStore {
+  /** Stores log lines in order. */
+  append(workspaceId: string, componentId: string, lines: LogInput[]): Promise<LogLine[]>;
+  /**
+   * Log lines oldest first; pass `nextCursor` as `after` for the next page (a malformed cursor is
+   * `invalid`). `limit` defaults to 100, at most 1,000.
+   */
+  list(
+    workspaceId: string,
+    componentId: string,
+    options?: { limit?: number; after?: string },
+  ): Promise<Page<LogLine>>;
+  /** Retention: deletes the component's oldest lines beyond `limits`; returns the number deleted. */
+  trim(componentId: string, limits: RetentionLimits): Promise<number>;
+}

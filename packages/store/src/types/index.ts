@@ -1,0 +1,13 @@
+/**
+ * The Store interface, area by area: every record Hookline persists, and the Queue.
+ *
+ * @packageDocumentation
+ */
+export * from "./components.js";
+export * from "./errors.js";
+export * from "./events.js";
+export * from "./notifications.js";
+export * from "./queue.js";
+export * from "./store.js";
+export * from "./tenants.js";
+export * from "./webhooks.js";
