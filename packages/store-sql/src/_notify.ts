@@ -10,12 +10,14 @@
  *   in those ranges were appended (`d`: with deliveries).
  * - `{"o":origin,"t":"l","w":workspaceId,"c":componentId,"r":[[lo,hi]]}`: log lines were appended.
  *
- * `o` is the writing store instance, so a listener tells its own changes (`local`) from others'.
+ * `o` is the writing store instance, so a listener tells its own changes (`local`) from others'. Ids
+ * (`w`, `c`) are encoded as the store encodes text (`encodeText`), so that any id round-trips.
  * One listening connection per store is opened while it has subscribers; a lost connection is
  * re-opened with exponential backoff, and a `resync` notice tells subscribers to poll.
  */
 import { randomBytes } from "node:crypto";
 import type { StoreNotice, StoreNotifications } from "@hookline/store";
+import { decodeText, encodeText } from "@hookline/store/adapter";
 import type { SqlClient, SqlListener } from "./clients.js";
 
 /** Largest payload sent, in bytes, below Postgres's 8000-byte limit. */
@@ -47,7 +49,10 @@ export interface SqlNotifier extends StoreNotifications {
   readonly origin: string;
   /** The payload of a "deliveries are due" notice. */
   duePayload(): string;
-  /** Payloads announcing events (`seqs` ascending), each within {@link MAX_PAYLOAD_BYTES}. */
+  /**
+   * Payloads announcing events (`seqs` ascending), each within {@link MAX_PAYLOAD_BYTES}; `d` (with
+   * `withDeliveries`) when some of their deliveries became due.
+   */
   eventPayloads(workspaceId: string, emitterId: string, seqs: number[], withDeliveries: boolean): string[];
   /** Stops listening; later subscriptions get nothing. */
   close(): Promise<void>;
@@ -94,8 +99,9 @@ export function decodePayload(payload: string, origin: string): StoreNotice[] {
   }
   if (typeof message !== "object" || message === null) return [];
   const local = message.o === origin;
-  const w = message.w;
-  const c = message.c;
+  // Ids travel as the store writes text (see encodeText): decoded here.
+  const w = typeof message.w === "string" ? decodeText(message.w) : undefined;
+  const c = typeof message.c === "string" ? decodeText(message.c) : undefined;
   switch (message.t) {
     case "d":
       return [{ kind: "deliveries", local }];
@@ -228,7 +234,13 @@ export function createNotifier(client: SqlClient, channel: string, options: Noti
       return JSON.stringify({ o: origin, t: "d" });
     },
     eventPayloads(workspaceId, emitterId, seqs, withDeliveries) {
-      const head = { o: origin, t: "e", w: workspaceId, c: emitterId, ...(withDeliveries ? { d: 1 } : {}) };
+      const head = {
+        o: origin,
+        t: "e",
+        w: encodeText(workspaceId),
+        c: encodeText(emitterId),
+        ...(withDeliveries ? { d: 1 } : {}),
+      };
       const empty = bytes(JSON.stringify({ ...head, r: [] }));
       if (empty > MAX_PAYLOAD_BYTES - 40) {
         // Ids too long to announce (never with generated ids): still wake the workers.

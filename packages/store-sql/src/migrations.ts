@@ -223,6 +223,33 @@ CREATE INDEX attempts_delivery ON attempts (delivery_id, ord);
 CREATE INDEX deliveries_pending_webhook ON deliveries (webhook_id, next_attempt_at, id) WHERE state = 'pending';
 `,
   },
+  {
+    id: 3,
+    name: "lossless JSON text, paused deliveries, retention by bytes, settings",
+    // JSON columns become the JSON text the store writes: jsonb refuses NUL characters and lone
+    // surrogates (\u0000, \ud800) and reorders keys, text keeps exactly what was emitted. `bytes`
+    // is what retention by bytes sums. `paused`: deliveries of a disabled webhook wait. `settings`
+    // holds small values every node shares, such as the check value of the secrets key.
+    sql: `
+ALTER TABLE saved_components ALTER COLUMN description TYPE text USING description::text;
+ALTER TABLE deployed_components ALTER COLUMN props TYPE text USING props::text;
+ALTER TABLE deployed_components ALTER COLUMN meta TYPE text USING meta::text;
+ALTER TABLE dedupe ALTER COLUMN state TYPE text USING state::text;
+ALTER TABLE kv ALTER COLUMN value TYPE text USING value::text;
+ALTER TABLE events ALTER COLUMN body TYPE text USING body::text;
+ALTER TABLE webhooks ALTER COLUMN secrets TYPE text USING secrets::text;
+ALTER TABLE events ADD COLUMN bytes integer GENERATED ALWAYS AS (coalesce(octet_length(body), 0)) STORED;
+ALTER TABLE logs ADD COLUMN bytes integer GENERATED ALWAYS AS (octet_length(message)) STORED;
+ALTER TABLE deliveries DROP CONSTRAINT deliveries_state_check;
+ALTER TABLE deliveries ADD CONSTRAINT deliveries_state_check
+  CHECK (state IN ('pending', 'paused', 'delivering', 'succeeded', 'failed'));
+CREATE INDEX deliveries_paused ON deliveries (webhook_id) WHERE state = 'paused';
+CREATE TABLE settings (
+  key text COLLATE "C" PRIMARY KEY,
+  value text NOT NULL
+);
+`,
+  },
 ];
 
 /** Splits a migration into its statements (see {@link Migration.sql}). */

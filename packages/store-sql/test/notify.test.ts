@@ -133,7 +133,11 @@ describe("notifications between two stores on one PGlite", () => {
       secrets: [],
     });
     await b.subscriptions.create({ workspaceId: ws.id, emitterId: "dc_1", listenerId: hook.id });
-    const events = await b.events.append(ws.id, "dc_1", [{ channel: "default", ts: 1, body: {} }]);
+    const events = await b.emits.commit({
+      workspaceId: ws.id,
+      componentId: "dc_1",
+      events: [{ channel: "default", ts: 1, body: {} }],
+    });
     const lines = await b.logs.append(ws.id, "dc_1", [{ level: "info", message: "hi", ts: 1 }]);
     await until(() => seen.some((n) => n.kind === "logs"));
     expect(seen).toEqual([
@@ -143,7 +147,11 @@ describe("notifications between two stores on one PGlite", () => {
     ]);
     // a store with notifications off sends none either
     seen.length = 0;
-    await off.events.append(ws.id, "dc_1", [{ channel: "default", ts: 2, body: {} }]);
+    await off.emits.commit({
+      workspaceId: ws.id,
+      componentId: "dc_1",
+      events: [{ channel: "default", ts: 2, body: {} }],
+    });
     await a.logs.append(ws.id, "dc_1", [{ level: "info", message: "marker", ts: 2 }]);
     await until(() => seen.length > 0);
     expect(seen.map((n) => n.kind)).toEqual(["logs"]);

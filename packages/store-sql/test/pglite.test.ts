@@ -1,7 +1,21 @@
 import { PGlite } from "@electric-sql/pglite";
-import { runStoreConformance } from "@hookline/store/testing";
+import { createFaultPlan, runStoreConformance } from "@hookline/store/testing";
 import { createSqlStore, pgliteClient } from "../src/index.js";
+import { faultyClient } from "./faulty-client.js";
 
-runStoreConformance("pglite", async () => createSqlStore(pgliteClient(await PGlite.create())), {
-  timeout: 30_000,
-});
+const faults = createFaultPlan();
+let db: PGlite | undefined;
+runStoreConformance(
+  "pglite",
+  async () => {
+    db = await PGlite.create();
+    return createSqlStore(faultyClient(pgliteClient(db), faults));
+  },
+  {
+    timeout: 30_000,
+    notifications: true,
+    faultInjection: faults,
+    // Another store instance over the same database, as another process sharing it would open.
+    multiProcess: () => createSqlStore(pgliteClient(db as PGlite)),
+  },
+);

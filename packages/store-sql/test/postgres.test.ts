@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { StoreNotice } from "@hookline/store";
-import { runStoreConformance } from "@hookline/store/testing";
+import { createFaultPlan, runStoreConformance } from "@hookline/store/testing";
 import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlStore, MIGRATIONS, migrate, pgPoolClient } from "../src/index.js";
+import { faultyClient } from "./faulty-client.js";
 import { loadPg } from "./load-pg.js";
 
 // Runs only when HOOKLINE_TEST_PG_URL points at a Postgres database, such as
@@ -47,7 +48,13 @@ describe.skipIf(!url)("Postgres", () => {
     }
   });
 
-  runStoreConformance("postgres", () => createSqlStore(pgPoolClient(poolFor(schema))), { timeout: 30_000 });
+  const faults = createFaultPlan();
+  runStoreConformance("postgres", () => createSqlStore(faultyClient(pgPoolClient(poolFor(schema)), faults)), {
+    timeout: 30_000,
+    notifications: true,
+    faultInjection: faults,
+    multiProcess: () => createSqlStore(pgPoolClient(poolFor(schema))),
+  });
 
   describe("notifications over LISTEN/NOTIFY", () => {
     it("reach another node's store; a killed LISTEN connection is re-opened and resyncs", async () => {
@@ -75,7 +82,12 @@ describe.skipIf(!url)("Postgres", () => {
       await until(async () => (await listening()) === 1);
 
       const ws = await b.workspaces.create({ name: "n" });
-      const emit = () => b.events.append(ws.id, "dc_pg", [{ channel: "default", ts: 1, body: {} }]);
+      const emit = () =>
+        b.emits.commit({
+          workspaceId: ws.id,
+          componentId: "dc_pg",
+          events: [{ channel: "default", ts: 1, body: {} }],
+        });
       const [first] = await emit();
       await until(() => seen.length > 0);
       expect(seen).toEqual([

@@ -1,0 +1,102 @@
+/** Delivery records in SQL: reads, retry, recover and purge. */
+import type { DeliveryStore, DeliveryWithEvent } from "@hookline/store";
+import { clampLimit, pageOf, parseIdCursor } from "@hookline/store/adapter";
+import { countOf, type SqlContext } from "./context.js";
+import { ATTEMPT, cols, DELIVERY, EVENT, toAttempt, toDelivery, toEvent, unprefix } from "./rows.js";
+
+/**
+ * The state a delivery waits in (`d` being the row): `pending` when its webhook is enabled, `paused`
+ * otherwise.
+ */
+export const WAITING_STATE = `CASE WHEN EXISTS (
+    SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active
+  ) THEN 'pending' ELSE 'paused' END`;
+
+/** The delivery records of a SQL store. */
+export function sqlDeliveries(c: SqlContext): DeliveryStore {
+  return {
+    async get(workspaceId, id) {
+      const row = await c.one(
+        `SELECT ${cols(DELIVERY, "d")}, ${cols(EVENT, "e", "e_")}
+         FROM deliveries d LEFT JOIN events e ON e.id = d.event_id
+         WHERE d.workspace_id = $1 AND d.id = $2`,
+        [workspaceId, id],
+      );
+      if (!row) return undefined;
+      const delivery: DeliveryWithEvent = toDelivery(row);
+      if (row.e_id !== null && row.e_id !== undefined) delivery.event = toEvent(unprefix(row, "e_"));
+      return delivery;
+    },
+    async list(workspaceId, options = {}) {
+      const limit = clampLimit(options.limit, 50, 100);
+      const before = parseIdCursor(options.before, "dlv", "before");
+      const params: unknown[] = [workspaceId];
+      let where = "t.workspace_id = $1";
+      const filter = (column: string, value: unknown, op = "="): void => {
+        params.push(value);
+        where += ` AND t.${column} ${op} $${params.length}`;
+      };
+      if (options.webhookId !== undefined) filter("webhook_id", options.webhookId);
+      if (options.eventId !== undefined) filter("event_id", options.eventId);
+      if (options.state !== undefined) filter("state", options.state);
+      if (before !== undefined) filter("id", before, "<");
+      params.push(limit + 1);
+      const rows = await c.run(
+        `SELECT ${cols(DELIVERY)} FROM deliveries t WHERE ${where} ORDER BY t.id DESC LIMIT $${params.length}`,
+        params,
+      );
+      return pageOf(rows.map(toDelivery), limit, (row) => row.id);
+    },
+    async listAttempts(workspaceId, deliveryId) {
+      const rows = await c.run(
+        `SELECT ${cols(ATTEMPT)} FROM attempts t WHERE t.workspace_id = $1 AND t.delivery_id = $2 ORDER BY t.ord`,
+        [workspaceId, deliveryId],
+      );
+      return rows.map(toAttempt);
+    },
+    async retry(workspaceId, id, now) {
+      const params: unknown[] = [workspaceId, id, now];
+      const rows = await c.run(
+        `WITH retried AS (
+           UPDATE deliveries d SET state = ${WAITING_STATE}, next_attempt_at = $3, updated_at = $3
+           WHERE d.workspace_id = $1 AND d.id = $2 AND d.state <> 'delivering'
+             AND EXISTS (SELECT 1 FROM events e WHERE e.id = d.event_id)
+             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id)
+           RETURNING d.state
+         ), c AS (SELECT count(*) AS n, count(*) FILTER (WHERE state = 'pending') AS due FROM retried)
+         SELECT n, ${c.notifyDueWhen("due > 0", params)} AS noted FROM c`,
+        params,
+      );
+      return countOf(rows) > 0;
+    },
+    async recover(workspaceId, webhookId, window, now) {
+      const params: unknown[] = [workspaceId, webhookId, window.since, window.until ?? null, now];
+      const rows = await c.run(
+        `WITH recovered AS (
+           UPDATE deliveries d SET state = ${WAITING_STATE}, next_attempt_at = $5, updated_at = $5
+           WHERE d.workspace_id = $1 AND d.webhook_id = $2 AND d.state = 'failed'
+             AND d.created_at >= $3 AND ($4::bigint IS NULL OR d.created_at < $4::bigint)
+             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = $2 AND w.workspace_id = $1)
+             AND EXISTS (SELECT 1 FROM events e WHERE e.id = d.event_id)
+           RETURNING d.state
+         ), c AS (SELECT count(*) AS n, count(*) FILTER (WHERE state = 'pending') AS due FROM recovered)
+         SELECT n, ${c.notifyDueWhen("due > 0", params)} AS noted FROM c`,
+        params,
+      );
+      return countOf(rows);
+    },
+    async purge(workspaceId, webhookId) {
+      const rows = await c.run(
+        `WITH gone AS (
+           DELETE FROM deliveries
+           WHERE workspace_id = $1 AND webhook_id = $2 AND state IN ('pending', 'paused') RETURNING id
+         ), attempts_gone AS (
+           DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM gone)
+         )
+         SELECT count(*) AS n FROM gone`,
+        [workspaceId, webhookId],
+      );
+      return countOf(rows);
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/** Events in SQL: reads, deletes and retention. */
+import type { EventStore } from "@hookline/store";
+import { clampLimit, pageOf, parseSeqCursor } from "@hookline/store/adapter";
+import { cancelDeliveriesSql, countOf, type SqlContext } from "./context.js";
+import { cols, EVENT, toEvent } from "./rows.js";
+
+/**
+ * The `DELETE` of retention for `table` (events or logs, both with `seq` and a `bytes` column) of
+ * one owner: the rule of `keptByRetention` in SQL. Rows are numbered from the newest (`n`, from 1)
+ * with a running total of bytes; a row goes when `n > count`, or when `n > 1` and the total is over
+ * `bytes`. $1 owner, $2 count, $3 bytes (NULL: no bound).
+ */
+export function retentionCut(table: "events" | "logs", ownerColumn: string): string {
+  return `WITH ranked AS (
+      SELECT seq, row_number() OVER w AS n, sum(bytes) OVER w AS total
+      FROM ${table} WHERE ${ownerColumn} = $1
+      WINDOW w AS (ORDER BY seq DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+    ), cut AS (
+      SELECT max(seq) AS seq FROM ranked WHERE n > $2::bigint OR (n > 1 AND total > $3::bigint)
+    )`;
+}
+
+/** The events of a SQL store. */
+export function sqlEvents(c: SqlContext): EventStore {
+  return {
+    async list(workspaceId, emitterId, options = {}) {
+      const limit = clampLimit(options.limit, 10, 100);
+      const before = parseSeqCursor(options.before, "before");
+      const after = parseSeqCursor(options.after, "after");
+      const params: unknown[] = [workspaceId, emitterId];
+      let where = "t.workspace_id = $1 AND t.emitter_id = $2";
+      const filter = (condition: string, value: unknown): void => {
+        params.push(value);
+        where += ` AND ${condition} $${params.length}`;
+      };
+      if (options.channel !== undefined) filter("t.channel =", options.channel);
+      if (before !== undefined) filter("t.seq <", before);
+      if (after !== undefined) filter("t.seq >", after);
+      params.push(limit + 1);
+      const rows = await c.run(
+        `SELECT ${cols(EVENT)} FROM events t WHERE ${where} ORDER BY t.seq DESC LIMIT $${params.length}`,
+        params,
+      );
+      return pageOf(rows.map(toEvent), limit, (row) => String(row.seq));
+    },
+    async get(workspaceId, id) {
+      const row = await c.one(`SELECT ${cols(EVENT)} FROM events t WHERE t.workspace_id = $1 AND t.id = $2`, [
+        workspaceId,
+        id,
+      ]);
+      return row && toEvent(row);
+    },
+    async getById(id) {
+      const row = await c.one(`SELECT ${cols(EVENT)} FROM events t WHERE t.id = $1`, [id]);
+      return row && toEvent(row);
+    },
+    async delete(workspaceId, emitterId, ids) {
+      if (ids !== undefined && ids.length === 0) {
+        c.open();
+        return 0;
+      }
+      const params: unknown[] = [workspaceId, emitterId, c.clock()];
+      let where = "workspace_id = $1 AND emitter_id = $2";
+      if (ids !== undefined) {
+        const marks = ids.map((id) => {
+          params.push(id);
+          return `$${params.length}`;
+        });
+        where += ` AND id IN (${marks.join(", ")})`;
+      }
+      const rows = await c.run(
+        `WITH gone AS (DELETE FROM events WHERE ${where} RETURNING id),
+         cancelled AS (${cancelDeliveriesSql("event_deleted", "$3", "event_id IN (SELECT id FROM gone)")})
+         SELECT count(*) AS n FROM gone`,
+        params,
+      );
+      return countOf(rows);
+    },
+    async trim(emitterId, limits) {
+      if (limits.count === undefined && limits.bytes === undefined) {
+        c.open();
+        return 0;
+      }
+      const rows = await c.run(
+        `${retentionCut("events", "emitter_id")}, gone AS (
+           DELETE FROM events WHERE emitter_id = $1 AND seq <= (SELECT seq FROM cut) RETURNING id
+         ), cancelled AS (${cancelDeliveriesSql("event_deleted", "$4", "event_id IN (SELECT id FROM gone)")})
+         SELECT count(*) AS n FROM gone`,
+        [emitterId, limits.count ?? null, limits.bytes ?? null, c.clock()],
+      );
+      return countOf(rows);
+    },
+  };
+}

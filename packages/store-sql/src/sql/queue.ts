@@ -1,0 +1,245 @@
+/**
+ * The Queue of the SQL store: claims lease rows with `FOR UPDATE SKIP LOCKED`, so that concurrent
+ * workers (and nodes) never receive the same row.
+ */
+import type { ClaimedDelivery, DeliveryQueue, Queue, TimerQueue } from "@hookline/store";
+import { compareText, newAttempt } from "@hookline/store/adapter";
+import type { SqlClient } from "../clients.js";
+import type { SqlContext } from "./context.js";
+import { WAITING_STATE } from "./deliveries.js";
+import {
+  cols,
+  DELIVERY,
+  EVENT,
+  TIMER,
+  toDelivery,
+  toEvent,
+  toTimer,
+  toWebhook,
+  unprefix,
+  WEBHOOK,
+} from "./rows.js";
+
+/** The advisory lock key serializing claims that use `perWebhookLimit` (they count rows in flight). */
+const CLAIM_LOCK_KEY = 7_461_203_319;
+
+/** The due pending rows a claim takes: the earliest first. $1 now, $2 want. */
+const PICK_ANY = `
+  SELECT d.id, d.event_id, d.webhook_id FROM deliveries d
+  WHERE d.state = 'pending' AND d.next_attempt_at <= $1
+  ORDER BY d.next_attempt_at, d.id
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED`;
+
+/**
+ * The due pending rows a claim bounded per webhook takes ($5 the limit). Set-based and bounded by the
+ * webhooks, not the backlog: walk the distinct webhooks that have pending rows (a loose index scan of
+ * deliveries_pending_webhook), take each one's earliest due rows up to its free slots (the limit minus
+ * its rows in flight under a live lease), then the earliest of those overall.
+ */
+const PICK_PER_WEBHOOK = `
+  WITH RECURSIVE hooks AS (
+    (SELECT d.webhook_id FROM deliveries d WHERE d.state = 'pending'
+     ORDER BY d.webhook_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT d.webhook_id FROM deliveries d
+            WHERE d.state = 'pending' AND d.webhook_id > h.webhook_id
+            ORDER BY d.webhook_id LIMIT 1)
+    FROM hooks h WHERE h.webhook_id IS NOT NULL
+  ), in_flight AS (
+    SELECT webhook_id, count(*) AS n FROM deliveries
+    WHERE state = 'delivering' AND lease_expires_at > $1
+    GROUP BY webhook_id
+  ), allowed AS (
+    SELECT p.id, p.next_attempt_at
+    FROM hooks h
+    LEFT JOIN in_flight f ON f.webhook_id = h.webhook_id
+    CROSS JOIN LATERAL (
+      SELECT d.id, d.next_attempt_at FROM deliveries d
+      WHERE d.webhook_id = h.webhook_id AND d.state = 'pending' AND d.next_attempt_at <= $1
+      ORDER BY d.next_attempt_at, d.id
+      LIMIT least(greatest($5::bigint - coalesce(f.n, 0), 0), $2::bigint)
+    ) p
+    WHERE h.webhook_id IS NOT NULL
+    ORDER BY p.next_attempt_at, p.id
+    LIMIT $2
+  )
+  SELECT d.id, d.event_id, d.webhook_id FROM deliveries d
+  WHERE d.id IN (SELECT id FROM allowed) AND d.state = 'pending'
+  FOR UPDATE SKIP LOCKED`;
+
+/**
+ * Leases the picked rows ($3 owner, $4 lease expiry) with their event and webhook. A row whose event
+ * or webhook is gone is failed; one whose webhook is disabled is paused: neither is returned leased.
+ */
+const leaseSql = (picked: string): string => `
+  WITH picked AS (${picked}
+  ), flagged AS (
+    SELECT p.id,
+      EXISTS (SELECT 1 FROM events e WHERE e.id = p.event_id) AS has_event,
+      (SELECT w.active FROM webhooks w WHERE w.id = p.webhook_id) AS active
+    FROM picked p
+  ), updated AS (
+    UPDATE deliveries d SET
+      state = CASE WHEN f.has_event AND f.active THEN 'delivering'
+        WHEN f.has_event AND f.active IS NOT NULL THEN 'paused' ELSE 'failed' END,
+      attempts = CASE WHEN f.has_event AND f.active THEN d.attempts + 1 ELSE d.attempts END,
+      lease_owner = CASE WHEN f.has_event AND f.active THEN $3 ELSE d.lease_owner END,
+      lease_expires_at = CASE WHEN f.has_event AND f.active THEN $4::bigint ELSE d.lease_expires_at END,
+      last_error = CASE WHEN f.has_event AND f.active IS NOT NULL THEN d.last_error
+        WHEN f.has_event THEN 'webhook_deleted' ELSE 'event_deleted' END,
+      updated_at = $1
+    FROM flagged f
+    WHERE d.id = f.id
+    RETURNING d.*
+  )
+  SELECT ${cols(DELIVERY, "u")}, ${cols(EVENT, "e", "e_")}, ${cols(WEBHOOK, "w", "w_")}
+  FROM updated u
+  LEFT JOIN events e ON e.id = u.event_id
+  LEFT JOIN webhooks w ON w.id = u.webhook_id`;
+
+const LEASE_ANY = leaseSql(PICK_ANY);
+const LEASE_PER_WEBHOOK = leaseSql(PICK_PER_WEBHOOK);
+
+function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
+  return {
+    async claim(options) {
+      const { owner, now, leaseMs, limit, perWebhookLimit } = options;
+      const max = Math.max(0, Math.floor(limit));
+      if (max === 0) {
+        c.open();
+        return [];
+      }
+      return c.transaction(async (tx: SqlClient) => {
+        if (perWebhookLimit !== undefined) {
+          // Claims bounded per webhook count the rows in flight: serialize them so that two
+          // claimers never both see room for the same slot.
+          await c.run(`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`, [], undefined, tx);
+        }
+        const claimed: ClaimedDelivery[] = [];
+        for (;;) {
+          const want = max - claimed.length;
+          if (want <= 0) break;
+          const params: unknown[] = [now, want, owner, now + leaseMs];
+          if (perWebhookLimit !== undefined) params.push(Math.floor(perWebhookLimit));
+          const rows = await c.run(
+            perWebhookLimit === undefined ? LEASE_ANY : LEASE_PER_WEBHOOK,
+            params,
+            undefined,
+            tx,
+          );
+          let skipped = 0;
+          for (const row of rows) {
+            if (row.state !== "delivering" || row.e_id == null || row.w_id == null) {
+              skipped++;
+              continue;
+            }
+            claimed.push({
+              ...toDelivery(row),
+              event: toEvent(unprefix(row, "e_")),
+              webhook: toWebhook(unprefix(row, "w_")),
+            });
+          }
+          // Failed and paused rows do not count: look again for the rest.
+          if (skipped === 0 || rows.length === 0) break;
+        }
+        return claimed.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || compareText(a.id, b.id));
+      });
+    },
+    async complete(id, owner, outcome) {
+      const at = outcome.at ?? c.clock();
+      const retry = outcome.state === "pending";
+      const nextAttemptAt = retry ? (outcome.nextAttemptAt ?? at) : null;
+      const params: unknown[] = [
+        id,
+        owner,
+        outcome.state,
+        nextAttemptAt,
+        outcome.status ?? null,
+        outcome.error ?? null,
+        at,
+      ];
+      // A row rescheduled while its webhook is disabled waits paused.
+      const state = retry ? `CASE WHEN $3::text = 'pending' THEN ${WAITING_STATE} END` : "$3";
+      let text = `UPDATE deliveries d SET state = ${state}, next_attempt_at = coalesce($4::bigint, next_attempt_at),
+           last_status = $5, last_error = $6, lease_owner = NULL, lease_expires_at = NULL, updated_at = $7
+         WHERE d.id = $1 AND d.state = 'delivering' AND d.lease_owner = $2 RETURNING d.id, d.state`;
+      if (c.notifier && nextAttemptAt !== null && nextAttemptAt <= at) {
+        // Released as due now (such as by a stopping worker): wake the other workers.
+        text = `WITH done AS (${text}) SELECT id, ${c.notifyDueWhen("state = 'pending'", params)} AS noted FROM done`;
+      }
+      const rows = await c.run(text, params);
+      return rows.length > 0;
+    },
+    async recordAttempt(input) {
+      const row = newAttempt(input);
+      await c.run(
+        `INSERT INTO attempts (id, delivery_id, workspace_id, at, status, duration_ms, response_excerpt, error)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [
+          row.id,
+          row.deliveryId,
+          row.workspaceId,
+          row.at,
+          row.status ?? null,
+          row.durationMs,
+          row.responseExcerpt ?? null,
+          row.error ?? null,
+        ],
+      );
+      return row;
+    },
+    async sweep(now) {
+      const params: unknown[] = [now];
+      const rows = await c.run(
+        `WITH swept AS (
+           UPDATE deliveries SET state = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
+           WHERE state = 'delivering' AND coalesce(lease_expires_at, 0) <= $1 RETURNING 1
+         ) SELECT n, ${c.notifyDueWhen("n > 0", params)} AS noted FROM (SELECT count(*) AS n FROM swept) c`,
+        params,
+      );
+      return Number(rows[0]?.n ?? 0);
+    },
+  };
+}
+
+function sqlTimerQueue(c: SqlContext): TimerQueue {
+  return {
+    async claim({ now, owner, leaseMs, limit }) {
+      const max = Math.max(0, Math.floor(limit));
+      if (max === 0) {
+        c.open();
+        return [];
+      }
+      const rows = await c.run(
+        `UPDATE timers t SET lease_owner = $2, lease_expires_at = $3
+         FROM (
+           SELECT component_id FROM timers
+           WHERE next_at <= $1 AND (lease_expires_at IS NULL OR lease_expires_at <= $1)
+           ORDER BY next_at, ord
+           LIMIT $4
+           FOR UPDATE SKIP LOCKED
+         ) due
+         WHERE t.component_id = due.component_id
+         RETURNING ${cols(TIMER)}, t.ord`,
+        [now, owner, now + leaseMs, max],
+      );
+      return rows
+        .sort((a, b) => Number(a.next_at) - Number(b.next_at) || Number(a.ord) - Number(b.ord))
+        .map(toTimer);
+    },
+    async advance(componentId, owner, firedAt, nextAt) {
+      const rows = await c.run(
+        `UPDATE timers SET next_at = $4, lease_owner = NULL, lease_expires_at = NULL
+         WHERE component_id = $1 AND lease_owner = $2 AND next_at = $3 RETURNING component_id`,
+        [componentId, owner, firedAt, nextAt],
+      );
+      return rows.length > 0;
+    },
+  };
+}
+
+/** The Queue of a SQL store. */
+export function sqlQueue(c: SqlContext): Queue {
+  return { deliveries: sqlDeliveryQueue(c), timers: sqlTimerQueue(c) };
+}
