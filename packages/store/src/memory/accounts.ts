@@ -1,6 +1,6 @@
-/** Connected accounts and settings in memory. */
+/** Connected accounts in memory. */
 import { newAccount } from "../adapter/rows.js";
-import type { AccountStore, SettingsStore } from "../types/index.js";
+import type { AccountStore } from "../types/index.js";
 import { copy } from "./copy.js";
 import { applyPatch, byWorkspace, inWorkspace, type MemoryState } from "./state.js";
 
@@ -36,23 +36,6 @@ export function memoryAccounts(s: MemoryState): AccountStore {
       s.open();
       if (!inWorkspace(s.accounts.get(id), workspaceId)) return false;
       return s.accounts.delete(id);
-    },
-  };
-}
-
-/** The settings of a memory store. */
-export function memorySettings(s: MemoryState): SettingsStore {
-  return {
-    async get(key) {
-      s.open();
-      return s.settings.get(key);
-    },
-    async setIfAbsent(key, value) {
-      s.open();
-      const existing = s.settings.get(key);
-      if (existing !== undefined) return existing;
-      s.settings.set(key, value);
-      return value;
     },
   };
 }

@@ -1,7 +1,7 @@
-/** Delivery records and timer schedules in memory. */
+/** Delivery records in memory: reads, retry, recover and purge. */
 import { clampLimit, pageOf, parseIdCursor } from "../adapter/paging.js";
 import { compareText } from "../adapter/text.js";
-import type { Delivery, DeliveryStore, TimerStore } from "../types/index.js";
+import type { Delivery, DeliveryStore } from "../types/index.js";
 import { copy } from "./copy.js";
 import { byWorkspace, inWorkspace, type MemoryState } from "./state.js";
 
@@ -91,26 +91,6 @@ export function memoryDeliveries(s: MemoryState): DeliveryStore {
         count++;
       }
       return count;
-    },
-  };
-}
-
-/** The timer schedules of a memory store. */
-export function memoryTimers(s: MemoryState): TimerStore {
-  return {
-    async upsert(input) {
-      s.open();
-      const row = { componentId: input.componentId, workspaceId: input.workspaceId, nextAt: input.nextAt };
-      s.timers.set(row.componentId, row);
-      return copy(row);
-    },
-    async get(workspaceId, componentId) {
-      s.open();
-      return copy(inWorkspace(s.timers.get(componentId), workspaceId));
-    },
-    async delete(componentId) {
-      s.open();
-      return s.timers.delete(componentId);
     },
   };
 }

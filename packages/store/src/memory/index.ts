@@ -3,17 +3,23 @@
  * file over one shared {@link MemoryState}; this factory composes them.
  */
 import type { Store, StoreNotice } from "../types/index.js";
-import { memoryAccounts, memorySettings } from "./accounts.js";
-import { memoryDeliveries, memoryTimers } from "./deliveries.js";
+import { memoryAccounts } from "./accounts.js";
+import { memoryApiKeys } from "./api-keys.js";
+import { memoryDedupe } from "./dedupe.js";
+import { memoryDeliveries } from "./deliveries.js";
 import { memoryDeployedComponents } from "./deployed-components.js";
 import { memoryEmits } from "./emits.js";
-import { memoryEvents, memoryLogs } from "./events.js";
-import { memoryDedupe, memoryKv } from "./kv.js";
+import { memoryEvents } from "./events.js";
+import { memoryKv } from "./kv.js";
+import { memoryLogs } from "./logs.js";
 import { memoryQueue } from "./queue.js";
 import { memorySavedComponents } from "./saved-components.js";
+import { memorySettings } from "./settings.js";
 import { createMemoryState, type MemoryStoreOptions } from "./state.js";
-import { memorySubscriptions, memoryWebhooks } from "./webhooks.js";
-import { memoryApiKeys, memoryWorkspaces } from "./workspaces.js";
+import { memorySubscriptions } from "./subscriptions.js";
+import { memoryTimers } from "./timers.js";
+import { memoryWebhooks } from "./webhooks.js";
+import { memoryWorkspaces } from "./workspaces.js";
 
 export type { MemoryStoreOptions } from "./state.js";
 

@@ -1,6 +1,6 @@
-/** The component `db` and dedupe state in memory. */
+/** The component `db` in memory. */
 import { compareText } from "../adapter/text.js";
-import type { DedupeStore, KvStore } from "../types/index.js";
+import type { KvStore } from "../types/index.js";
 import { copy } from "./copy.js";
 import type { MemoryState } from "./state.js";
 
@@ -31,16 +31,6 @@ export function memoryKv(s: MemoryState): KvStore {
       return [...map.entries()]
         .sort(([a], [b]) => compareText(a, b))
         .map(([key, value]) => ({ key, value: copy(value) }));
-    },
-  };
-}
-
-/** The dedupe state of a memory store (written by `emits.commit`). */
-export function memoryDedupe(s: MemoryState): DedupeStore {
-  return {
-    async get(componentId) {
-      s.open();
-      return copy(s.dedupe.get(componentId));
     },
   };
 }

@@ -1,7 +1,6 @@
-/** Webhooks and subscriptions in memory. */
-import { channelOf } from "../adapter/channels.js";
-import { newSubscription, newWebhook } from "../adapter/rows.js";
-import type { SubscriptionStore, WebhookStore } from "../types/index.js";
+/** Webhooks in memory, and what enabling, disabling and deleting one does to its deliveries. */
+import { newWebhook } from "../adapter/rows.js";
+import type { WebhookStore } from "../types/index.js";
 import { copy } from "./copy.js";
 import { applyPatch, byWorkspace, inWorkspace, type MemoryState } from "./state.js";
 
@@ -65,55 +64,6 @@ export function memoryWebhooks(s: MemoryState): WebhookStore {
       }
       s.cancelDeliveries((delivery) => delivery.webhookId === id, "webhook_deleted");
       return true;
-    },
-  };
-}
-
-/** The subscriptions of a memory store. */
-export function memorySubscriptions(s: MemoryState): SubscriptionStore {
-  return {
-    async create(input) {
-      s.open();
-      const channel = channelOf(input.eventName);
-      for (const sub of s.subscriptions.values()) {
-        if (
-          sub.workspaceId === input.workspaceId &&
-          sub.emitterId === input.emitterId &&
-          sub.listenerId === input.listenerId &&
-          channelOf(sub.eventName) === channel
-        ) {
-          return { ...copy(sub), created: false };
-        }
-      }
-      const row = newSubscription(input, s.clock());
-      s.subscriptions.set(row.id, row);
-      return { ...copy(row), created: true };
-    },
-    async list(workspaceId, filter = {}) {
-      s.open();
-      return copy(
-        byWorkspace(s.subscriptions, workspaceId).filter(
-          (sub) =>
-            (filter.emitterId === undefined || sub.emitterId === filter.emitterId) &&
-            (filter.listenerId === undefined || sub.listenerId === filter.listenerId),
-        ),
-      );
-    },
-    async delete(workspaceId, match) {
-      s.open();
-      let count = 0;
-      for (const sub of [...s.subscriptions.values()]) {
-        if (
-          sub.workspaceId === workspaceId &&
-          sub.emitterId === match.emitterId &&
-          sub.listenerId === match.listenerId &&
-          (match.eventName === undefined || channelOf(sub.eventName) === channelOf(match.eventName))
-        ) {
-          s.subscriptions.delete(sub.id);
-          count++;
-        }
-      }
-      return count;
     },
   };
 }

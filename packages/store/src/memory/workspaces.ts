@@ -1,8 +1,8 @@
-/** Workspaces and API keys in memory. */
-import { newApiKey, newWorkspace } from "../adapter/rows.js";
-import { type ApiKeyStore, StoreError, type WorkspaceStore } from "../types/index.js";
+/** Workspaces in memory. */
+import { newWorkspace } from "../adapter/rows.js";
+import { StoreError, type WorkspaceStore } from "../types/index.js";
 import { copy } from "./copy.js";
-import { byWorkspace, inWorkspace, type MemoryState } from "./state.js";
+import type { MemoryState } from "./state.js";
 
 /** The workspaces of a memory store. */
 export function memoryWorkspaces(s: MemoryState): WorkspaceStore {
@@ -21,39 +21,6 @@ export function memoryWorkspaces(s: MemoryState): WorkspaceStore {
     async list() {
       s.open();
       return copy([...s.workspaces.values()]);
-    },
-  };
-}
-
-/** The API keys of a memory store. */
-export function memoryApiKeys(s: MemoryState): ApiKeyStore {
-  return {
-    async create(input) {
-      s.open();
-      for (const key of s.apiKeys.values()) {
-        if (key.hash === input.hash) throw new StoreError("conflict", "An API key with this hash exists");
-      }
-      const row = newApiKey(input, s.clock());
-      s.apiKeys.set(row.id, row);
-      return copy(row);
-    },
-    async findByHash(hash) {
-      s.open();
-      for (const key of s.apiKeys.values()) {
-        if (key.hash === hash && key.revokedAt === undefined) return copy(key);
-      }
-      return undefined;
-    },
-    async list(workspaceId) {
-      s.open();
-      return copy(byWorkspace(s.apiKeys, workspaceId));
-    },
-    async revoke(workspaceId, id) {
-      s.open();
-      const key = inWorkspace(s.apiKeys.get(id), workspaceId);
-      if (!key || key.revokedAt !== undefined) return false;
-      key.revokedAt = s.clock();
-      return true;
     },
   };
 }
