@@ -519,6 +519,29 @@ describe.concurrent("pd against pd serve", () => {
 });
 
 describe.concurrent("pd serve with its data folder", () => {
+  it("a second pd serve on the same data folder refuses to start and names the process holding it", async () => {
+    const dir = tempDir();
+    const env = baseEnv({ XDG_CONFIG_HOME: join(dir, "config") });
+    const dataDir = join(dir, "data");
+    const first = await serve(["--data-dir", dataDir], { cwd: dir, env }, 30_000);
+    try {
+      const second = await pd(["serve", "--port", "0", "--data-dir", dataDir], { cwd: dir, env });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain("data_dir_locked");
+      expect(second.stderr).toContain(`in use by process ${first.child.pid}`);
+      // The first one is unharmed.
+      const res = await fetch(`${first.url}/v1/webhooks`, {
+        headers: { authorization: `Bearer ${first.key}` },
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      expect(await stop(first)).toBe(0);
+    }
+    // Stopped, it released the folder: the next start works.
+    const again = await serve(["--data-dir", dataDir], { cwd: dir, env }, 30_000);
+    expect(await stop(again)).toBe(0);
+  }, 90_000);
+
   it("runs the README walkthrough verbatim; after a restart everything is kept and a pending delivery is sent", async () => {
     const lines = readmeWalkthrough();
     expect(lines).toHaveLength(5);

@@ -1,5 +1,6 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type { Client, ClientConfig, Pool, PoolClient } from "pg";
+import { lockDataDir } from "./data-dir-lock.js";
 
 /** A result row as a driver returns it: column name to value. */
 export type SqlRow = Record<string, unknown>;
@@ -271,7 +272,9 @@ export function pgPoolClient(pool: Pool, options: PgPoolClientOptions = {}): Sql
 
 /**
  * Opens a PGlite database: in memory when `dataDir` is absent, otherwise persisted in that
- * directory. Opening takes a moment (the Postgres WebAssembly module starts).
+ * directory. Opening takes a moment (the Postgres WebAssembly module starts). A directory is locked
+ * while open (see {@link lockDataDir}): a second process opening it gets a {@link DataDirLockedError}
+ * naming the holder; `db.close()` releases the lock.
  *
  * @param dataDir - A directory for the data files, or absent for an in-memory database.
  * @example
@@ -285,5 +288,22 @@ export function pgPoolClient(pool: Pool, options: PgPoolClientOptions = {}): Sql
  */
 export async function openPglite(dataDir?: string): Promise<PGlite> {
   const { PGlite } = await import("@electric-sql/pglite");
-  return dataDir === undefined ? PGlite.create() : PGlite.create(dataDir);
+  if (dataDir === undefined) return PGlite.create();
+  const lock = await lockDataDir(dataDir);
+  let db: PGlite;
+  try {
+    db = await PGlite.create(dataDir);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  const close = db.close.bind(db);
+  db.close = async () => {
+    try {
+      await close();
+    } finally {
+      await lock.release();
+    }
+  };
+  return db;
 }

@@ -15,5 +15,6 @@ export {
   type SqlRow,
   withTransaction,
 } from "./clients.js";
+export { type DataDirHolder, type DataDirLock, DataDirLockedError, lockDataDir } from "./data-dir-lock.js";
 export { MIGRATION_LOCK_KEY, MIGRATIONS, type Migration, migrate, splitStatements } from "./migrations.js";
 export { createSqlStore, type NotifyOptions, type SqlStoreOptions } from "./sql-store.js";

@@ -61,7 +61,13 @@ async function _openStore(opts: {
     };
   }
   const dir = join(opts.dataDir, "pglite");
-  const db = await sql.openPglite(dir);
+  const db = await sql.openPglite(dir).catch((error: unknown) => {
+    // Another server holds the folder (PGlite is one process): say which, and how to go on.
+    if (error instanceof sql.DataDirLockedError) {
+      throw new CliError("data_dir_locked", `${error.message} (--data-dir ${opts.dataDir})`);
+    }
+    throw error;
+  });
   const store = await sql.createSqlStore(sql.pgliteClient(db));
   return {
     store,
