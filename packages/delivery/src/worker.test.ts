@@ -145,7 +145,7 @@ async function setup(
         ts: clock.now() - 1000,
         body: count === 1 ? body : { index: i },
       }));
-      const appended = await store.events.append(workspace.id, EMITTER, events);
+      const appended = await store.emits.commit({ workspaceId: workspace.id, componentId: EMITTER, events });
       return appended.flatMap((event) => event.deliveryIds);
     },
     delivery: (id) => store.deliveries.get(workspace.id, id),
@@ -429,16 +429,47 @@ describe("createDeliveryWorker", () => {
     expect(await s.webhook()).toMatchObject({ active: false, disabledReason: "failing" });
   });
 
-  it("fails claimed deliveries of an inactive webhook without POSTing", async () => {
+  it("leaves a disabled webhook's deliveries waiting, unsent; enabled again, it gets them", async () => {
     const receiver = await startReceiver(reply(200));
     const clock = fakeClock();
     const s = await setup(receiver.url, clock);
     const [id = ""] = await s.emit();
     await s.store.webhooks.update(s.workspaceId, s.webhookId, { active: false });
-    await worker(s, privateTransport(), clock).runOnce();
+    const [later = ""] = await s.emit();
+    const w = worker(s, privateTransport(), clock);
+    expect(await w.runOnce()).toBe(0);
 
     expect(receiver.requests).toHaveLength(0);
-    expect(await s.delivery(id)).toMatchObject({ state: "failed", lastError: "webhook_disabled" });
+    expect(await s.delivery(id)).toMatchObject({ state: "paused" });
+    expect(await s.delivery(later)).toMatchObject({ state: "paused" });
+    expect(await s.store.deliveries.listAttempts(s.workspaceId, id)).toHaveLength(0);
+
+    await s.store.webhooks.update(s.workspaceId, s.webhookId, { active: true });
+    clock.advance(1000); // they are due at the store clock's "now"
+    await w.runOnce();
+    expect(receiver.requests).toHaveLength(2);
+    expect(await s.delivery(id)).toMatchObject({ state: "succeeded" });
+    expect(await s.delivery(later)).toMatchObject({ state: "succeeded" });
+  });
+
+  it("gives back unsent a row whose webhook was disabled after the claim", async () => {
+    const receiver = await startReceiver(reply(200));
+    const clock = fakeClock();
+    const s = await setup(receiver.url, clock);
+    const [id = ""] = await s.emit();
+    const deliveries = {
+      ...s.store.queue.deliveries,
+      // The webhook is disabled while the claim is on its way back.
+      claim: async (input: Parameters<Store["queue"]["deliveries"]["claim"]>[0]) => {
+        const rows = await s.store.queue.deliveries.claim(input);
+        await s.store.webhooks.update(s.workspaceId, s.webhookId, { active: false });
+        return rows.map((row) => ({ ...row, webhook: { ...row.webhook, active: false } }));
+      },
+    };
+    const queue = { ...s.store.queue, deliveries };
+    await worker(s, privateTransport(), clock, { store: { ...s.store, queue } }).runOnce();
+    expect(receiver.requests).toHaveLength(0);
+    expect(await s.delivery(id)).toMatchObject({ state: "paused", lastError: "webhook_disabled" });
     expect(await s.store.deliveries.listAttempts(s.workspaceId, id)).toHaveLength(0);
   });
 
@@ -653,16 +684,17 @@ describe("createDeliveryWorker", () => {
     await s.emit(6);
     let claims = 0;
     const deliveries = {
-      ...s.store.deliveries,
+      ...s.store.queue.deliveries,
       // The second claim comes back empty, as when a worker of another node won the freed slot.
-      claim: (input: Parameters<Store["deliveries"]["claim"]>[0]) =>
-        ++claims === 2 ? Promise.resolve([]) : s.store.deliveries.claim(input),
+      claim: (input: Parameters<Store["queue"]["deliveries"]["claim"]>[0]) =>
+        ++claims === 2 ? Promise.resolve([]) : s.store.queue.deliveries.claim(input),
     };
+    const queue = { ...s.store.queue, deliveries };
     const w = worker(
       s,
       privateTransport(),
       { now: Date.now },
-      { store: { ...s.store, deliveries }, pollIntervalMs: 60_000, perWebhookConcurrency: 2 },
+      { store: { ...s.store, queue }, pollIntervalMs: 60_000, perWebhookConcurrency: 2 },
     );
     w.start();
     await waitFor(() => receiver.requests.length === 6, 3000);

@@ -236,8 +236,9 @@ interface InFlight {
  *   on the schedule, `failed` once it is exhausted. An SSRF-blocked URL → `failed` at once (`ssrf_blocked`).
  * - Webhook health: the first failure after a success sets `failingSince`, a success clears it; a failure
  *   when the webhook has been failing for `disableAfterMs` disables it (`disabledReason: "failing"`)
- *   and fails the delivery. A claimed row whose webhook is inactive fails with `webhook_disabled`
- *   without a request.
+ *   and fails the delivery. Deliveries of a disabled webhook are never claimed (the store keeps them
+ *   `paused` until it is enabled again); a row whose webhook was disabled after its claim is given
+ *   back without a request.
  * - When `complete` reports the lease lost, the outcome is dropped (the attempt stays recorded).
  *
  * @param options - The store, transport, secret decryption and tuning.
@@ -252,7 +253,7 @@ interface InFlight {
  *   decryptSecret: (value) => decrypt(value, key),
  * });
  * worker.start();
- * await store.events.append(workspaceId, emitterId, events);
+ * await store.emits.commit({ workspaceId, componentId: emitterId, events });
  * worker.wake();
  * // on shutdown:
  * await worker.stop({ drainMs: 10_000 });
@@ -388,8 +389,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const { webhook } = row;
     if (!webhook.active) {
       if (entry.released) return;
+      // Disabled between the claim and now: give the row back unsent. The store keeps it paused until
+      // the webhook is enabled again (or makes it due at once if it already is).
       const at = clock.now();
-      await store.deliveries.complete(row.id, owner, { state: "failed", error: "webhook_disabled", at });
+      await store.queue.deliveries.complete(row.id, owner, {
+        state: "pending",
+        nextAttemptAt: at,
+        error: "webhook_disabled",
+        at,
+      });
       return;
     }
 
@@ -397,7 +405,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const result = await attempt(row, startedAt);
     if (entry.released) return;
 
-    await store.deliveries.recordAttempt({
+    await store.queue.deliveries.recordAttempt({
       deliveryId: row.id,
       workspaceId: row.workspaceId,
       at: startedAt,
@@ -449,7 +457,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
 
     if (entry.released) return;
-    const completed = await store.deliveries.complete(row.id, owner, outcome);
+    const completed = await store.queue.deliveries.complete(row.id, owner, outcome);
     if (!completed) return; // Lease lost: another worker owns the row now.
 
     if (webhookPatch) {
@@ -499,7 +507,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         return [];
       }
       const busy = inFlight.size > 0;
-      const rows = await store.deliveries.claim({ owner, now: clock.now(), leaseMs, limit, perWebhookLimit });
+      const rows = await store.queue.deliveries.claim({
+        owner,
+        now: clock.now(),
+        leaseMs,
+        limit,
+        perWebhookLimit,
+      });
       saturated = rows.length >= limit;
       // An empty claim while this worker's own deliveries are in flight may only mean their
       // webhooks' limits are full: keep polling as they finish, until a claim with none in flight.
@@ -515,7 +529,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     while (running) {
       wakePending = false;
       try {
-        if (polls % SWEEP_EVERY_POLLS === 0) await store.deliveries.sweep(clock.now());
+        if (polls % SWEEP_EVERY_POLLS === 0) await store.queue.deliveries.sweep(clock.now());
         polls++;
         await dispatch();
       } catch (error) {
@@ -569,7 +583,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
             entry.released = true;
             try {
               const at = clock.now();
-              await store.deliveries.complete(id, owner, {
+              await store.queue.deliveries.complete(id, owner, {
                 state: "pending",
                 nextAttemptAt: at,
                 error: "worker_stopped",
