@@ -2,8 +2,8 @@
 //
 // Both queues get the same N jobs (enqueued in chunks), then W concurrent workers, each with its own
 // pool connection budget, loop "claim a batch of B, complete each job individually" until the queue
-// is empty. Hookline: `store.deliveries.claim` (FOR UPDATE SKIP LOCKED under a lease) and
-// `store.deliveries.complete`; the jobs are delivery rows written by `store.events.append` (the
+// is empty. Hookline: `store.queue.deliveries.claim` (FOR UPDATE SKIP LOCKED under a lease) and
+// `store.queue.deliveries.complete`; the jobs are delivery rows written by `store.emits.commit` (the
 // outbox: one event, one webhook subscribed). pg-boss: `insert`, `fetch({ batchSize })` and
 // `complete(name, id)`, on its own schema. The figure is claimed-and-completed jobs per second.
 // Hookline is also run with `perWebhookLimit` (what the engine's delivery worker always passes: the
@@ -79,14 +79,14 @@ async function hookline(perWebhookLimit?: number): Promise<Result> {
         ts: Date.now(),
         body: { n: i + k },
       }));
-      await store.events.append(ws.id, emitterId, events);
+      await store.emits.commit({ workspaceId: ws.id, componentId: emitterId, events });
     }
     const enqueueMs = performance.now() - started;
 
     started = performance.now();
     const done = await drain(async () => {
       const owner = `worker_${randomBytes(4).toString("hex")}`;
-      const rows = await store.deliveries.claim({
+      const rows = await store.queue.deliveries.claim({
         owner,
         now: Date.now(),
         leaseMs: 60_000,
@@ -94,7 +94,9 @@ async function hookline(perWebhookLimit?: number): Promise<Result> {
         ...(perWebhookLimit === undefined ? {} : { perWebhookLimit }),
       });
       const ok = await Promise.all(
-        rows.map((row) => store.deliveries.complete(row.id, owner, { state: "succeeded", status: 200 })),
+        rows.map((row) =>
+          store.queue.deliveries.complete(row.id, owner, { state: "succeeded", status: 200 }),
+        ),
       );
       if (ok.some((x) => !x)) throw new Error("complete lost its lease");
       return rows.length;

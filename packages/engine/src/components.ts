@@ -4,7 +4,7 @@
  * `components` API (code by URL is code-url.ts).
  */
 import { createHash } from "node:crypto";
-import { type ComponentDescription, HooklineError, type PropDescription } from "@hookline/core";
+import { HooklineError, type PropDescription } from "@hookline/core";
 import type { SavedComponent } from "@hookline/store";
 import { createCodeFetcher, type FetchedSource } from "./code-url.js";
 import type { EngineContext } from "./context.js";
@@ -110,7 +110,7 @@ export async function componentFor(
     const published = await ctx.registry.resolve(workspaceId, key, version);
     if (published) return published;
     const withKey = (await ctx.store.savedComponents.list(workspaceId)).filter((c) => {
-      const d = c.description as ComponentDescription;
+      const d = c.description;
       return d.key === key && (version === undefined || d.version === version);
     });
     const latest = withKey[withKey.length - 1];
@@ -168,7 +168,7 @@ export function createComponentsApi(ctx: EngineContext): ComponentsApi {
     fetchSource: code.fetchSource,
     async reloadProps(workspaceId, componentId, configured, options = {}) {
       const component = await componentFor(ctx, workspaceId, componentId);
-      const description = component.description as ComponentDescription;
+      const description = component.description;
       const previous = { ...description.props, ...(options.previous ?? {}) };
       return finalProps(
         description,

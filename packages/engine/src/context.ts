@@ -12,6 +12,7 @@ import type { Clock } from "./clock.js";
 import type { HooklineEvents } from "./events.js";
 import type { Mounts } from "./mounts.js";
 import type { Registry } from "./registry.js";
+import type { Retention } from "./retention.js";
 import type { SecretBox } from "./secrets.js";
 import type { EngineLimits } from "./types.js";
 
@@ -30,8 +31,8 @@ export interface EngineContext {
   readonly mounts: Mounts;
   /** The engine's caps (emits per run, event size, queued invocations). */
   readonly limits: Readonly<EngineLimits>;
-  /** How many events and log lines each source keeps. */
-  readonly retention: { readonly events: number; readonly logs: number };
+  /** Retention: writes mark their source, a sweep trims it later (see retention.ts). */
+  readonly retention: Retention;
   /** The public base URL, without a trailing slash. */
   readonly baseUrl: string;
   /** This engine's id when claiming timers. */

@@ -8,7 +8,8 @@
  * 2. `ts` ordering (core's `orderEmits`);
  * 3. dedupe (core's `applyDedupe`) against the state the store keeps per source;
  * 4. {@link commitEmits}: the new dedupe state, the events and one delivery row per matching
- *    subscription written (the store's outbox), then retention;
+ *    subscription written in one atomic step (`store.emits.commit`, the outbox); the source is
+ *    marked for retention, applied later off this path (retention.ts);
  * 5. observers notified (`emit`), the delivery worker woken.
  *
  * It runs inside the source's invocation queue (see mounts.ts), so dedupe state is read and
@@ -25,7 +26,7 @@ import {
   validateEmitMeta,
 } from "@hookline/core";
 import type { InvocationResult } from "@hookline/runtime";
-import type { Store, StoredEvent } from "@hookline/store";
+import type { EventInput, StoredEvent } from "@hookline/store";
 import { type EngineContext, problemsMessage } from "./context.js";
 import { systemLog } from "./source-logs.js";
 import type { EngineLimits, RefusedEmits } from "./types.js";
@@ -129,9 +130,10 @@ export function screenEmits(
 
 /**
  * Step 4: writes one invocation's new dedupe state (when the source has a strategy), its events
- * and their deliveries (one store operation: an event is never stored without its deliveries),
- * then trims the source's events to `retention.events`. Returns the stored events with their
- * delivery ids. @internal
+ * and their deliveries in ONE atomic store operation (`store.emits.commit`: all of it or nothing, so
+ * no id is marked as seen without its event, and no event is stored without its deliveries), then
+ * marks the source for retention (trimmed later, off this path). Returns the stored events with
+ * their delivery ids. @internal
  */
 export async function commitEmits(
   ctx: Pick<EngineContext, "store" | "clock" | "retention">,
@@ -139,25 +141,21 @@ export async function commitEmits(
   dedupeState: DedupeState | undefined,
   emits: readonly ValidEmit[],
 ): Promise<(StoredEvent & { deliveryIds: string[] })[]> {
-  if (dedupeState !== undefined) await ctx.store.dedupe.set(source.id, dedupeState);
-  if (emits.length === 0) return [];
+  if (emits.length === 0 && dedupeState === undefined) return [];
   const now = ctx.clock.now();
-  const appended = await ctx.store.events.append(
-    source.workspaceId,
-    source.id,
-    emits.map(({ event, meta }) => {
-      const input: Parameters<Store["events"]["append"]>[2][number] = {
-        channel: channelOf(meta),
-        ts: meta.ts ?? now,
-        body: event ?? null,
-      };
+  const appended = await ctx.store.emits.commit({
+    workspaceId: source.workspaceId,
+    componentId: source.id,
+    now,
+    ...(dedupeState === undefined ? {} : { dedupeState }),
+    events: emits.map(({ event, meta }) => {
+      const input: EventInput = { channel: channelOf(meta), ts: meta.ts ?? now, body: event ?? null };
       if (meta.summary !== undefined) input.summary = meta.summary;
       if (meta.id !== undefined) input.eventId = String(meta.id);
       return input;
     }),
-    { now },
-  );
-  await ctx.store.events.trim(source.id, ctx.retention.events);
+  });
+  if (appended.length > 0) ctx.retention.touch(source.id);
   return appended;
 }
 
@@ -191,7 +189,7 @@ export async function storeEmits(
       return { stored: [], refused: screened.refused };
     }
   }
-  // 4. Dedupe state, events and deliveries; retention.
+  // 4. Dedupe state, events and deliveries, atomically.
   const appended = await commitEmits(ctx, source, dedupeState, kept);
   // 5. Observers and the delivery worker.
   for (const { deliveryIds, ...event } of appended) {

@@ -28,6 +28,7 @@ import type { IngressRequest } from "./http-event.js";
 import { handleIngress } from "./ingress.js";
 import { createMounts } from "./mounts.js";
 import { createRegistry, type RegistryApi } from "./registry.js";
+import { createRetention } from "./retention.js";
 import { createSecretBox } from "./secrets.js";
 import { createSourcesApi, type SourcesApi } from "./sources.js";
 import { createTimerLoop, tick } from "./timers.js";
@@ -73,6 +74,14 @@ export interface Hookline {
   readonly timers: {
     /** Runs every timer due now, once each; resolves with how many fired. */
     tick(): Promise<number>;
+  };
+  /**
+   * Retention runs by itself within `retention.intervalMs` of a write (and at close); `sweep()`
+   * trims every source written since the last sweep now and resolves with the rows it deleted.
+   */
+  readonly retention: {
+    /** Applies retention to the sources written since the last sweep. */
+    sweep(): Promise<number>;
   };
   /** Starts the timer loop and the delivery worker. */
   start(): void;
@@ -179,7 +188,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       maxQueuedInvocations: limits.engine.maxQueuedInvocations,
     }),
     limits: limits.engine,
-    retention: { events: options.retention?.events ?? 10_000, logs: options.retention?.logs ?? 1_000 },
+    retention: createRetention(store, options.retention),
     baseUrl,
     nodeId: `node_${randomUUID()}`,
     notify(type, payload) {
@@ -221,6 +230,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     subscriptions,
     ingress: (endpointId, request) => handleIngress(ctx, endpointId, request),
     timers: { tick: () => tick(ctx) },
+    retention: { sweep: () => ctx.retention.sweep() },
     worker,
     start() {
       if (started || closed) return;
@@ -233,6 +243,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       await fanout.close();
       timerLoop.stop();
       await ctx.mounts.drain();
+      await ctx.retention.close();
       await worker?.stop();
       ctx.mounts.disposeAll();
       if (ownsRuntime) await runtime.close();

@@ -21,6 +21,14 @@ export {
   type RegistryListOptions,
   type Visibility,
 } from "./registry.js";
+export {
+  DEFAULT_RETAINED_EVENT_BYTES,
+  DEFAULT_RETAINED_EVENTS,
+  DEFAULT_RETAINED_LOG_BYTES,
+  DEFAULT_RETAINED_LOGS,
+  DEFAULT_RETENTION_INTERVAL_MS,
+  type RetentionOptions,
+} from "./retention.js";
 export { createSecretBox, type SecretBox } from "./secrets.js";
 export type { SourcesApi } from "./sources.js";
 export {

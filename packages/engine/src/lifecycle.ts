@@ -99,7 +99,7 @@ export async function deploySource(
   const component = await chosenComponent(ctx, workspaceId, input);
   if (!component)
     throw new HooklineError("bad_request", "deploy needs a componentId, a componentKey or code");
-  const description = component.description as ComponentDescription;
+  const description = component.description;
   if (description.type !== "source") {
     throw new HooklineError("bad_request", `${description.name} is an action: only sources can be deployed`);
   }
@@ -184,8 +184,8 @@ async function updatedProps(
   given: Record<string, unknown> | undefined,
 ): Promise<{ props: Record<string, unknown>; meta: Record<string, unknown> | undefined }> {
   const { workspaceId } = current;
-  const description = component.description as ComponentDescription;
-  const oldDeclared = finalProps(previous.description as ComponentDescription, dynamicPropsOf(current.meta));
+  const description = component.description;
+  const oldDeclared = finalProps(previous.description, dynamicPropsOf(current.meta));
   const opened = await runtimeProps(ctx, workspaceId, oldDeclared, current.props, current.endpointId);
   const merged: Record<string, unknown> = {};
   for (const [name, prop] of Object.entries(description.props)) {
@@ -236,7 +236,7 @@ export async function updateSource(
       const current = await sourceOrThrow(ctx, workspaceId, id);
       const previous = await componentOrThrow(ctx, workspaceId, current.savedComponentId);
       const component = (await chosenComponent(ctx, workspaceId, input)) ?? previous;
-      const description = component.description as ComponentDescription;
+      const description = component.description;
       if (description.type !== "source")
         throw new HooklineError("bad_request", "only sources can be deployed");
       const { props, meta } = await updatedProps(ctx, current, previous, component, input.props);

@@ -9,7 +9,7 @@
  * dedupe state is read, changed and written in that order. The queue is bounded: past
  * `limits.maxQueuedInvocations` waiting invocations a new one fails with `source_busy` (429).
  */
-import { type ComponentDescription, HooklineError, type PropDescription } from "@hookline/core";
+import { HooklineError, type PropDescription } from "@hookline/core";
 import type { Transport } from "@hookline/delivery";
 import type {
   BridgeRequest,
@@ -220,7 +220,7 @@ export function createMounts(deps: MountsDeps): Mounts {
     component: SavedComponent,
     staged?: StagedDb,
   ): Promise<MountedComponent> {
-    const description = component.description as ComponentDescription;
+    const description = component.description;
     const declared = finalProps(description, dynamicPropsOf(target.meta));
     return runtime.mount({
       id: target.id,

@@ -4,12 +4,7 @@
  * values configured so far. Every call into a sandbox here goes through the invocation queue
  * (`mounts.withScratch`).
  */
-import {
-  type ComponentDescription,
-  HooklineError,
-  type PropDescription,
-  validatePropValues,
-} from "@hookline/core";
+import { HooklineError, type PropDescription, validatePropValues } from "@hookline/core";
 import type { OptionsArgs } from "@hookline/runtime";
 import type { SavedComponent } from "@hookline/store";
 import { checkAppProps } from "./apps.js";
@@ -59,7 +54,7 @@ export async function additionalPropsFor(
   previous: Record<string, PropDescription>,
   options?: { bounded?: boolean },
 ): Promise<Record<string, PropDescription>> {
-  const description = component.description as ComponentDescription;
+  const description = component.description;
   if (!description.hasAdditionalProps) return {};
   // A scratch sandbox of its own (its db is empty): the values are not a source's yet.
   const target: MountTarget = {
@@ -113,7 +108,7 @@ export async function propOptions(
     component = await componentFor(workspaceId, target.componentId);
     base = { id: `${component.id}:options`, workspaceId, props: {}, endpointId: undefined };
   } else throw new HooklineError("bad_request", "options need a componentId or a sourceId");
-  const description = component.description as ComponentDescription;
+  const description = component.description;
   if (!(prop in description.props) && !description.hasAdditionalProps) {
     throw new HooklineError("not_found", `The component has no prop "${prop}"`);
   }

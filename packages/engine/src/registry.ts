@@ -220,7 +220,7 @@ export function createRegistry(ctx: RegistryContext): Registry {
         if (!saved)
           throw new HooklineError("not_found", `No component ${input.componentId} in this workspace`);
         source = saved;
-        description = saved.description as ComponentDescription;
+        description = saved.description;
       } else if (input.code !== undefined) {
         if (typeof input.code.code !== "string" || input.code.code.trim() === "") {
           throw new HooklineError("bad_request", "component code is required");

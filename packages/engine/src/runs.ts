@@ -1,8 +1,3 @@
-/**
- * Running a source: a trigger (an HTTP request, a timer tick, a manual run) becomes one invocation
- * in the source's queue, whose logs and emits then go through the emit pipeline.
- */
-import type { ComponentDescription } from "@hookline/core";
 import type { InvocationResult } from "@hookline/runtime";
 import type { DeployedComponent } from "@hookline/store";
 import { componentOrThrow, type EngineContext } from "./context.js";
@@ -33,12 +28,7 @@ export function runSource(
     const mounted = await ctx.mounts.mounted(source);
     const result = await mounted.run(event);
     await writeLogs(ctx, source.workspaceId, source.id, result.logs);
-    const outcome = await storeEmits(
-      ctx,
-      source,
-      component.description as ComponentDescription,
-      result.emits,
-    );
+    const outcome = await storeEmits(ctx, source, component.description, result.emits);
     ctx.notify("invocation", {
       workspaceId: source.workspaceId,
       sourceId: source.id,

@@ -1,6 +1,6 @@
 /**
  * A source's logs: what its invocations printed and the engine's own lines about it (refused
- * events, missed timer ticks), each kept up to `retention.logs` lines and announced to observers.
+ * events, missed timer ticks), each kept within `retention.logs` and `retention.logBytes` and announced to observers.
  */
 import type { InvocationResult } from "@hookline/runtime";
 import type { EngineContext } from "./context.js";
@@ -8,7 +8,7 @@ import type { EngineContext } from "./context.js";
 /** What the log writers use of the context. */
 type LogContext = Pick<EngineContext, "store" | "retention" | "notify" | "clock">;
 
-/** Appends an invocation's log lines to the source's logs and trims them to `retention.logs`. @internal */
+/** Appends an invocation's log lines to the source's logs and marks it for retention. @internal */
 export async function writeLogs(
   ctx: LogContext,
   workspaceId: string,
@@ -17,7 +17,7 @@ export async function writeLogs(
 ): Promise<void> {
   if (lines.length === 0) return;
   const stored = await ctx.store.logs.append(workspaceId, sourceId, lines);
-  await ctx.store.logs.trim(sourceId, ctx.retention.logs);
+  ctx.retention.touch(sourceId); // trimmed later, off this path
   ctx.notify("log", { workspaceId, sourceId, lines: stored });
 }
 

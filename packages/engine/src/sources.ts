@@ -1,8 +1,3 @@
-/**
- * The `sources` API: deployed sources (`dc_...`) read, changed (lifecycle.ts), run now, and their
- * events, logs and prop options.
- */
-import type { ComponentDescription } from "@hookline/core";
 import type { OptionsArgs } from "@hookline/runtime";
 import type { LogLine, Page, StoredEvent } from "@hookline/store";
 import { componentFor } from "./components.js";
@@ -86,8 +81,7 @@ export function createSourcesApi(ctx: EngineContext): SourcesApi {
     async run(workspaceId, idOrSlug, event) {
       const source = await sourceOrThrow(ctx, workspaceId, idOrSlug);
       const component = await componentOrThrow(ctx, workspaceId, source.savedComponentId);
-      const payload =
-        event ?? manualTimerEvent(ctx, source, component.description as ComponentDescription) ?? {};
+      const payload = event ?? manualTimerEvent(ctx, source, component.description) ?? {};
       const { result, stored, refused } = await runSource(ctx, source, payload, "manual");
       const summary: RunSummary = { emitted: stored, durationMs: result.durationMs };
       if (result.error) summary.error = result.error;

@@ -54,7 +54,12 @@ export function manualTimerEvent(
 /** Runs every timer due now, once each; resolves with how many fired. @internal */
 export async function tick(ctx: EngineContext): Promise<number> {
   const now = ctx.clock.now();
-  const due = await ctx.store.timers.claimDue(now, ctx.nodeId, CLAIM_MS, CLAIM_BATCH);
+  const due = await ctx.store.queue.timers.claim({
+    now,
+    owner: ctx.nodeId,
+    leaseMs: CLAIM_MS,
+    limit: CLAIM_BATCH,
+  });
   let fired = 0;
   for (const timer of due) {
     const source = await ctx.store.deployedComponents.get(timer.workspaceId, timer.componentId);
@@ -63,11 +68,11 @@ export async function tick(ctx: EngineContext): Promise<number> {
       continue;
     }
     const component = await componentOrThrow(ctx, source.workspaceId, source.savedComponentId);
-    const name = timerPropOf(component.description as ComponentDescription);
+    const name = timerPropOf(component.description);
     if (!name) continue;
     const config = source.props[name] as TimerConfig;
     const plan = planTick(config, timer.nextAt, now);
-    if (!(await ctx.store.timers.advance(source.id, ctx.nodeId, timer.nextAt, plan.next))) continue;
+    if (!(await ctx.store.queue.timers.advance(source.id, ctx.nodeId, timer.nextAt, plan.next))) continue;
     if (!plan.fire) continue;
     if (plan.missed > 0) {
       await systemLog(

@@ -1,12 +1,13 @@
 /**
  * The engine's public option, input and result types (everything but the {@link Hookline}
  * interface itself and the views). A leaf module: it imports no other engine module but the clock,
- * so every engine module can use these types without an import circle.
+ * and retention's options, so every engine module can use these types without an import circle.
  */
 import type { DeliveryWorkerOptions, Transport } from "@hookline/delivery";
 import type { Limits, PackagesOptions, Runtime } from "@hookline/runtime";
 import type { Store, StoredEvent } from "@hookline/store";
 import type { Clock } from "./clock.js";
+import type { RetentionOptions } from "./retention.js";
 
 /** Options of the delivery worker the engine runs (see `createDeliveryWorker` in `@hookline/delivery`). */
 export type EngineWorkerOptions = Omit<
@@ -75,8 +76,11 @@ export interface HooklineOptions {
   secretsKey?: string | Uint8Array;
   /** The public base URL, used to build HTTP endpoints (`<baseUrl>/http/<endpoint_id>`). */
   baseUrl?: string;
-  /** How much history each source keeps. */
-  retention?: { events?: number; logs?: number };
+  /**
+   * How much history each source keeps: events and log lines by count and by bytes, trimmed off the
+   * emit path within `intervalMs` of a write (see {@link RetentionOptions}).
+   */
+  retention?: RetentionOptions;
   /**
    * Limits: those of every invocation in the sandbox (time, memory, result size) and the engine's
    * own (queued invocations per source, emits per run, event size), each optional.

@@ -68,7 +68,7 @@ export function componentView(component: SavedComponent): ComponentView {
     codeHash: component.codeHash,
     filename: component.filename,
     code: component.code,
-    description: component.description as ComponentDescription,
+    description: component.description,
     createdAt: component.createdAt,
   };
   if (component.key !== undefined) {
@@ -100,7 +100,7 @@ export function sourceView(
   component: SavedComponent,
   baseUrl: string,
 ): SourceView {
-  const saved = component.description as ComponentDescription;
+  const saved = component.description;
   const description = { ...saved, props: finalProps(saved, dynamicPropsOf(source.meta)) };
   const view: SourceView = {
     id: source.id,

@@ -68,8 +68,9 @@ export interface WebhooksApi {
   /** The workspace's webhooks. */
   list(workspaceId: string): Promise<WebhookView[]>;
   /**
-   * Changes url, name, description or active (re-activating clears `disabledReason`). A URL the
-   * SSRF guard refuses is kept, with a warning in `warnings`.
+   * Changes url, name, description or active. Disabling keeps its deliveries waiting (`paused`);
+   * re-activating clears `disabledReason` and sends them. A URL the SSRF guard refuses is kept, with
+   * a warning in `warnings`.
    */
   update(workspaceId: string, id: string, patch: Partial<WebhookInput>): Promise<WebhookResult>;
   /** Deletes a webhook, its subscriptions, and stops its pending deliveries. */
@@ -88,6 +89,11 @@ export interface WebhooksApi {
   retryDelivery(workspaceId: string, id: string, deliveryId: string): Promise<void>;
   /** Sends again every delivery that failed in `[since, until]`; returns how many. */
   recover(workspaceId: string, id: string, window: { since: number; until?: number }): Promise<number>;
+  /**
+   * Drops the webhook's waiting deliveries (`paused` and `pending`, not those in flight) for good;
+   * returns how many. The events stay.
+   */
+  purgeDeliveries(workspaceId: string, id: string): Promise<number>;
 }
 
 /** The subscriptions API of the engine. */
@@ -230,6 +236,8 @@ export function createWebhooksApi(
       }
       const updated = await store.webhooks.update(workspaceId, id, changes);
       if (!updated) throw new HooklineError("not_found", `No webhook ${id} in this workspace`);
+      // Enabled: the deliveries that waited paused are due now (the store announced them too).
+      if (patch.active) onRetry();
       return withWarnings(updated, changes.url !== undefined || patch.active === true);
     },
     async delete(workspaceId, id) {
@@ -283,6 +291,10 @@ export function createWebhooksApi(
       const count = await store.deliveries.recover(workspaceId, id, window, clock.now());
       if (count > 0) onRetry();
       return count;
+    },
+    async purgeDeliveries(workspaceId, id) {
+      await webhookOrThrow(workspaceId, id);
+      return store.deliveries.purge(workspaceId, id);
     },
   };
 

@@ -360,6 +360,9 @@ describe("events and logs", () => {
       ),
     );
     await small.sources.run(w, source.id, { n: 8 });
+    // Retention is off the emit path: everything is there until the sweep (within intervalMs).
+    expect((await small.sources.events(w, source.id, { limit: 100 })).items).toHaveLength(8);
+    expect(await small.retention.sweep()).toBe(3 + 5); // 3 events and 5 log lines over the bounds
     const first = await small.sources.events(w, source.id, { limit: 2 });
     expect(first.items.map((e) => e.body)).toEqual([{ i: 7 }, { i: 6 }]);
     const second = await small.sources.events(w, source.id, {
@@ -380,6 +383,28 @@ describe("events and logs", () => {
     expect(await small.sources.deleteEvents(w, source.id, [first.items[0]?.id as string])).toBe(1);
     expect(await small.sources.deleteEvents(w, source.id)).toBe(4);
     expect((await small.sources.events(w, source.id)).items).toEqual([]);
+    await small.close();
+  });
+
+  it("trims by bytes too, by itself shortly after the write", async () => {
+    // Each body {"s":"xxxxxxxxxx"} is 18 bytes of JSON: 40 bytes keep the newest two.
+    const small = createHookline({ clock, secretsKey: "k", retention: { eventBytes: 40, intervalMs: 10 } });
+    const w = (await small.workspaces.create({ name: "b" })).id;
+    const source = await small.sources.deploy(
+      w,
+      code(
+        `export default { name: "Bytes", version: "0.1.0", run() { for (let i = 0; i < 4; i++) this.$emit({ s: String(i).padEnd(10, "x") }); } };`,
+      ),
+    );
+    await small.sources.run(w, source.id);
+    const deadline = Date.now() + 10_000;
+    let bodies: unknown[] = [];
+    while (Date.now() < deadline) {
+      bodies = (await small.sources.events(w, source.id)).items.map((e) => e.body);
+      if (bodies.length <= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(bodies).toEqual([{ s: "3xxxxxxxxx" }, { s: "2xxxxxxxxx" }]);
     await small.close();
   });
 });

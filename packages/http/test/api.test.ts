@@ -75,6 +75,62 @@ describe.each(MODES)("REST API through %s", (mode) => {
     ).not.toThrow();
   });
 
+  it("a disabled webhook receives the events emitted meanwhile once enabled again; purge drops them", async () => {
+    const hook = await startReceiver();
+    try {
+      const webhook = await api.call("POST", "/v1/webhooks", { query: { url: hook.url } });
+      const whId = webhook.body.data.id as string;
+      const source = await api.call("POST", "/v1/sources", {
+        body: { component_code: HTTP_SOURCE, name: "paused" },
+      });
+      const sourceId = source.body.data.id as string;
+      await api.call("POST", "/v1/subscriptions", { query: { emitter_id: sourceId, listener_id: whId } });
+      const endpoint = new URL(source.body.data.endpoint_url as string).pathname;
+      const emit = async (total: number) => {
+        const res = await api.raw(endpoint, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ total }),
+        });
+        expect(res.status).toBe(200);
+      };
+
+      expect((await api.call("PATCH", `/v1/webhooks/${whId}`, { body: { active: false } })).status).toBe(200);
+      await emit(1);
+      await emit(2);
+      const paused = await api.call("GET", `/v1/webhooks/${whId}/deliveries`, {
+        query: { status: "paused" },
+      });
+      expect(paused.status).toBe(200);
+      expect(paused.body.data).toHaveLength(2);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(hook.requests).toHaveLength(0);
+
+      // Enabled again: both are sent, in order, without waiting for a poll.
+      expect((await api.call("PATCH", `/v1/webhooks/${whId}`, { body: { active: true } })).status).toBe(200);
+      await eventually(() => expect(hook.requests).toHaveLength(2));
+      expect(hook.requests.map((r) => JSON.parse(r.body))).toEqual([{ total: 1 }, { total: 2 }]);
+
+      // Disabled again: what waits can be purged explicitly; the events stay.
+      await api.call("PATCH", `/v1/webhooks/${whId}`, { body: { active: false } });
+      await emit(3);
+      const purged = await api.call("POST", `/v1/webhooks/${whId}/deliveries/purge`);
+      expect(purged.status).toBe(200);
+      expect(purged.body.data).toEqual({ purged: 1 });
+      expect((await api.call("POST", `/v1/webhooks/${whId}/deliveries/purge`)).body.data).toEqual({
+        purged: 0,
+      });
+      await api.call("PATCH", `/v1/webhooks/${whId}`, { body: { active: true } });
+      const all = await api.call("GET", `/v1/webhooks/${whId}/deliveries`);
+      expect(all.body.data.map((d: { status: string }) => d.status)).toEqual(["succeeded", "succeeded"]);
+      const events = await api.call("GET", `/v1/sources/${sourceId}/event_summaries`);
+      expect(events.body.data).toHaveLength(3);
+      expect(hook.requests).toHaveLength(2);
+    } finally {
+      await hook.close();
+    }
+  });
+
   it("answers 401 without a key and with a bad key", async () => {
     for (const key of [null, "hl_nope"]) {
       const res = await api.call("GET", "/v1/webhooks", { key });
@@ -102,6 +158,7 @@ describe.each(MODES)("REST API through %s", (mode) => {
       ["POST", `/v1/webhooks/${wh}/secret/rotate`],
       ["GET", `/v1/webhooks/${wh}/deliveries`],
       ["POST", `/v1/webhooks/${wh}/recover`, { since: 0 }],
+      ["POST", `/v1/webhooks/${wh}/deliveries/purge`],
       ["DELETE", `/v1/subscriptions/${sub.body.data.id}`],
       ["GET", `/v1/sources/${dc}`],
       ["PUT", `/v1/sources/${dc}`, { name: "x" }],

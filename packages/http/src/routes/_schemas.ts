@@ -96,18 +96,22 @@ export const LogData = Type.Object({
   ts: Type.Integer(),
 });
 
+/** The state of a delivery: `paused` waits for its disabled webhook to be enabled again. */
+export const DeliveryStatus = Type.Union([
+  Type.Literal("pending"),
+  Type.Literal("paused"),
+  Type.Literal("delivering"),
+  Type.Literal("succeeded"),
+  Type.Literal("failed"),
+]);
+
 /** A delivery with its attempts. */
 export const DeliveryData = Type.Object({
   id: Type.String({ pattern: "^dlv_" }),
   event_id: Type.String(),
   emitter_id: Type.String(),
   event_name: Type.String(),
-  status: Type.Union([
-    Type.Literal("pending"),
-    Type.Literal("delivering"),
-    Type.Literal("succeeded"),
-    Type.Literal("failed"),
-  ]),
+  status: DeliveryStatus,
   attempts: Type.Integer(),
   next_attempt_at: Type.Union([Type.Integer(), Type.Null()]),
   last_status: Type.Union([Type.Integer(), Type.Null()]),

@@ -5,7 +5,7 @@ import Type from "typebox";
 import { defineRoute } from "../_define.js";
 import { deliveryJson, webhookJson } from "../_json.js";
 import { paginate } from "./_paginate.js";
-import { Deleted, DeliveryData, ListParams, WebhookData } from "./_schemas.js";
+import { Deleted, DeliveryData, DeliveryStatus, ListParams, WebhookData } from "./_schemas.js";
 
 const WebhookFields = {
   name: Type.Optional(Type.String({ maxLength: 200 })),
@@ -104,14 +104,7 @@ export const webhookRoutes = [
     tag: "Webhooks",
     summary: "Deliveries of this webhook with their attempts, newest first",
     params: Type.Object({
-      status: Type.Optional(
-        Type.Union([
-          Type.Literal("pending"),
-          Type.Literal("delivering"),
-          Type.Literal("succeeded"),
-          Type.Literal("failed"),
-        ]),
-      ),
+      status: Type.Optional(DeliveryStatus),
       ...ListParams,
     }),
     data: DeliveryData,
@@ -143,6 +136,16 @@ export const webhookRoutes = [
     async handler({ hookline, workspaceId, path }) {
       await hookline.webhooks.retryDelivery(workspaceId, path.id as string, path.delivery_id as string);
       return { data: { retried: true } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/webhooks/{id}/deliveries/purge",
+    tag: "Webhooks",
+    summary: "Drop the deliveries waiting for this webhook (paused or pending, not in flight) for good",
+    data: Type.Object({ purged: Type.Integer() }),
+    async handler({ hookline, workspaceId, path }) {
+      return { data: { purged: await hookline.webhooks.purgeDeliveries(workspaceId, path.id as string) } };
     },
   }),
   defineRoute({
