@@ -274,12 +274,15 @@ describe("app props with a connected account", () => {
       );
       const [accounts, deployed] = await Promise.all([
         db.query<{ credentials: string }>("SELECT * FROM accounts"),
-        db.query("SELECT props FROM deployed_components"),
+        db.query<{ props: string }>("SELECT props FROM deployed_components"),
       ]);
       expect(accounts.rows).toHaveLength(1);
       expect(accounts.rows[0]?.credentials).toMatch(/^enc:v1:/);
       expect(JSON.stringify([accounts.rows, deployed.rows])).not.toContain("gho_sql-only");
-      expect(deployed.rows).toEqual([{ props: { github: { authProvisionId: account.id }, org: "acme" } }]);
+      // The props column holds the props' JSON text, as written.
+      expect(deployed.rows.map((row) => JSON.parse(row.props))).toEqual([
+        { github: { authProvisionId: account.id }, org: "acme" },
+      ]);
       // Opened only for the sandbox.
       const run = await sql.sources.run(w, source.id);
       expect(run.emitted[0]?.body).toMatchObject({ direct: "octocat" });

@@ -121,8 +121,10 @@ describe.each(MODES)("REST API through %s", (mode) => {
         purged: 0,
       });
       await api.call("PATCH", `/v1/webhooks/${whId}`, { body: { active: true } });
-      const all = await api.call("GET", `/v1/webhooks/${whId}/deliveries`);
-      expect(all.body.data.map((d: { status: string }) => d.status)).toEqual(["succeeded", "succeeded"]);
+      await eventually(async () => {
+        const all = await api.call("GET", `/v1/webhooks/${whId}/deliveries`);
+        expect(all.body.data.map((d: { status: string }) => d.status)).toEqual(["succeeded", "succeeded"]);
+      });
       const events = await api.call("GET", `/v1/sources/${sourceId}/event_summaries`);
       expect(events.body.data).toHaveLength(3);
       expect(hook.requests).toHaveLength(2);
