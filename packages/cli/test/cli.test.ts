@@ -519,7 +519,7 @@ describe.concurrent("pd against pd serve", () => {
 });
 
 describe.concurrent("pd serve with its data folder", () => {
-  it("a second pd serve on the same data folder refuses to start and names the process holding it", async () => {
+  it("a second pd serve on the same data folder, or one with another secrets key, refuses to start", async () => {
     const dir = tempDir();
     const env = baseEnv({ XDG_CONFIG_HOME: join(dir, "config") });
     const dataDir = join(dir, "data");
@@ -537,10 +537,18 @@ describe.concurrent("pd serve with its data folder", () => {
     } finally {
       expect(await stop(first)).toBe(0);
     }
-    // Stopped, it released the folder: the next start works.
+    // Stopped, it released the folder. A start with another secrets key than the data's is refused.
+    const wrongKey = await pd(["serve", "--port", "0", "--data-dir", dataDir], {
+      cwd: dir,
+      env: { ...env, HOOKLINE_SECRETS_KEY: "not-the-key-of-this-data" },
+    });
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.stderr).toContain("secrets_key_mismatch");
+    expect(wrongKey.stderr).toContain("HOOKLINE_SECRETS_KEY");
+    // With its own key (secrets.key in the folder), the next start works.
     const again = await serve(["--data-dir", dataDir], { cwd: dir, env }, 30_000);
     expect(await stop(again)).toBe(0);
-  }, 90_000);
+  }, 150_000);
 
   it("runs the README walkthrough verbatim; after a restart everything is kept and a pending delivery is sent", async () => {
     const lines = readmeWalkthrough();

@@ -30,6 +30,7 @@ import { createMounts } from "./mounts.js";
 import { createRegistry, type RegistryApi } from "./registry.js";
 import { createRetention } from "./retention.js";
 import { createSecretBox } from "./secrets.js";
+import { checkSecretsKey } from "./secrets-check.js";
 import { createSourcesApi, type SourcesApi } from "./sources.js";
 import { createTimerLoop, tick } from "./timers.js";
 import {
@@ -83,8 +84,12 @@ export interface Hookline {
     /** Applies retention to the sources written since the last sweep. */
     sweep(): Promise<number>;
   };
-  /** Starts the timer loop and the delivery worker. */
-  start(): void;
+  /**
+   * Starts the timer loop and the delivery worker, once the secrets key is checked against the store
+   * (when `secretsKey` was given): a key other than the one the store's secrets were encrypted with
+   * rejects with `configuration_error` naming `HOOKLINE_SECRETS_KEY`, and nothing starts.
+   */
+  start(): Promise<void>;
   /** The delivery worker (undefined when `worker: false`); tests drive it with `runOnce()`. */
   readonly worker: DeliveryWorker | undefined;
   /**
@@ -214,7 +219,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
         })
       : undefined,
   );
-  let started = false;
+  let started: Promise<void> | undefined;
   let closed = false;
 
   return {
@@ -233,10 +238,13 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     retention: { sweep: () => ctx.retention.sweep() },
     worker,
     start() {
-      if (started || closed) return;
-      started = true;
-      worker?.start();
-      timerLoop.start();
+      started ??= (async () => {
+        if (options.secretsKey !== undefined) await checkSecretsKey(store, box);
+        if (closed) return;
+        worker?.start();
+        timerLoop.start();
+      })();
+      return started;
     },
     async close() {
       closed = true;

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import { HooklineError } from "@hookline/core";
 
 /** Marks a value sealed by a {@link SecretBox}; anything else is plain text. */
@@ -15,6 +15,11 @@ export interface SecretBox {
   open(sealed: string): string;
   /** True when `value` is a sealed string. */
   isSealed(value: unknown): value is string;
+  /**
+   * A value derived from the key that tells two keys apart without revealing either (an HMAC of a
+   * constant): the store keeps the first node's, so a node started with another key is refused.
+   */
+  checkValue(): string;
 }
 
 /**
@@ -70,6 +75,9 @@ export function createSecretBox(secretsKey: string | Uint8Array): SecretBox {
     },
     isSealed(value): value is string {
       return typeof value === "string" && value.startsWith(PREFIX);
+    },
+    checkValue() {
+      return `v1:${createHmac("sha256", key).update("hookline secrets key check").digest("base64url")}`;
     },
   };
 }

@@ -216,6 +216,15 @@ export default defineCommand({
       worker: _flag(args, "no-worker") ? false : { ...settings.engine.worker, onAttempt: _logRefusedOnce() },
       packages: npm.packages,
     });
+    // Checks the secrets key against the store first: a node with another key refuses to start.
+    await hookline.start().catch(async (error: unknown) => {
+      await hookline.close().catch(() => undefined);
+      await opened.close().catch(() => undefined);
+      const code = (error as { code?: unknown }).code;
+      if (code === "configuration_error")
+        throw new CliError("secrets_key_mismatch", (error as Error).message);
+      throw error;
+    });
     const key = await _ensureApiKey(hookline, opened.store, dataDir ? join(dataDir, "api-key") : undefined);
     const imports = [..._strs(args, "import"), ...(process.env.HOOKLINE_IMPORT ?? "").split(",")];
     const registryLines = await _publishAtStart(hookline, {
@@ -225,7 +234,6 @@ export default defineCommand({
     });
     // The web application at the root; /v1 and /http go to the API.
     listener = toNodeListener(withUi(createHandler(hookline, settings.handler)));
-    hookline.start();
 
     out(
       `${style.bold("Hookline")} ${noApi ? "worker running (no HTTP API)" : `listening on ${style.cyan(baseUrl)}`}`,
