@@ -303,7 +303,7 @@ describe.skipIf(!url)("many nodes on one Postgres", () => {
     await hookline.sources.deactivate(ws, source.id);
     await stopAll();
     const { rows } = await (pool as Pool).query(
-      "SELECT (body->>'timestamp')::bigint AS ts FROM events WHERE emitter_id = $1 ORDER BY seq",
+      "SELECT (body::jsonb->>'timestamp')::bigint AS ts FROM events WHERE emitter_id = $1 ORDER BY seq",
       [source.id],
     );
     const stamps = rows.map((row) => Number(row.ts));

@@ -136,7 +136,7 @@ describe("validation messages a person can act on", () => {
       "GET",
       "/v1/webhooks/{id}/deliveries",
       { status: "bogus" },
-      'status must be one of "pending", "delivering", "succeeded", "failed"; got "bogus"',
+      'status must be one of "pending", "paused", "delivering", "succeeded", "failed"; got "bogus"',
     ],
     ["POST", "/v1/webhooks", { name: "no url" }, "url is required"],
     ["GET", "/v1/webhooks", { limit: "1000" }, "limit must be at most 100; got 1000"],

@@ -1,23 +1,40 @@
 /** Events in SQL: reads, deletes and retention. */
-import type { EventStore } from "@hookline/store";
+import type { EventStore, RetentionLimits } from "@hookline/store";
 import { clampLimit, pageOf, parseSeqCursor } from "@hookline/store/adapter";
 import { cancelDeliveriesSql, countOf, type SqlContext } from "./context.js";
 import { cols, EVENT, toEvent } from "./rows.js";
 
 /**
- * The `DELETE` of retention for `table` (events or logs, both with `seq` and a `bytes` column) of
- * one owner: the rule of `keptByRetention` in SQL. Rows are numbered from the newest (`n`, from 1)
- * with a running total of bytes; a row goes when `n > count`, or when `n > 1` and the total is over
- * `bytes`. $1 owner, $2 count, $3 bytes (NULL: no bound).
+ * Retention for `table` (events or logs, both with `seq` and a `bytes` column) of one owner: the rule
+ * of `keptByRetention` in SQL. Rows are numbered from the newest (`n`, from 1) with a running total
+ * of bytes; a row goes when `n > count`, or when `n > 1` and the total is over `bytes`. `after` adds
+ * statements over the deleted rows (`gone`, with their `id` for events), with the store clock as `$4`.
  */
-export function retentionCut(table: "events" | "logs", ownerColumn: string): string {
-  return `WITH ranked AS (
-      SELECT seq, row_number() OVER w AS n, sum(bytes) OVER w AS total
-      FROM ${table} WHERE ${ownerColumn} = $1
-      WINDOW w AS (ORDER BY seq DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-    ), cut AS (
-      SELECT max(seq) AS seq FROM ranked WHERE n > $2::bigint OR (n > 1 AND total > $3::bigint)
-    )`;
+export async function trimSql(
+  c: SqlContext,
+  table: "events" | "logs",
+  ownerColumn: string,
+  owner: string,
+  limits: RetentionLimits,
+  after = "",
+): Promise<number> {
+  c.open();
+  if (limits.count === undefined && limits.bytes === undefined) return 0;
+  const returning = table === "events" ? "id" : "1";
+  const rows = await c.run(
+    `WITH ranked AS (
+       SELECT seq, row_number() OVER w AS n, sum(bytes) OVER w AS total
+       FROM ${table} WHERE ${ownerColumn} = $1
+       WINDOW w AS (ORDER BY seq DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+     ), cut AS (
+       SELECT max(seq) AS seq FROM ranked WHERE n > $2::bigint OR (n > 1 AND total > $3::bigint)
+     ), gone AS (
+       DELETE FROM ${table} WHERE ${ownerColumn} = $1 AND seq <= (SELECT seq FROM cut) RETURNING ${returning}
+     )${after}
+     SELECT count(*) AS n FROM gone`,
+    [owner, limits.count ?? null, limits.bytes ?? null, ...(after ? [c.clock()] : [])],
+  );
+  return countOf(rows);
 }
 
 /** The events of a SQL store. */
@@ -76,19 +93,14 @@ export function sqlEvents(c: SqlContext): EventStore {
       );
       return countOf(rows);
     },
-    async trim(emitterId, limits) {
-      if (limits.count === undefined && limits.bytes === undefined) {
-        c.open();
-        return 0;
-      }
-      const rows = await c.run(
-        `${retentionCut("events", "emitter_id")}, gone AS (
-           DELETE FROM events WHERE emitter_id = $1 AND seq <= (SELECT seq FROM cut) RETURNING id
-         ), cancelled AS (${cancelDeliveriesSql("event_deleted", "$4", "event_id IN (SELECT id FROM gone)")})
-         SELECT count(*) AS n FROM gone`,
-        [emitterId, limits.count ?? null, limits.bytes ?? null, c.clock()],
-      );
-      return countOf(rows);
-    },
+    trim: (emitterId, limits) =>
+      trimSql(
+        c,
+        "events",
+        "emitter_id",
+        emitterId,
+        limits,
+        `, cancelled AS (${cancelDeliveriesSql("event_deleted", "$4", "event_id IN (SELECT id FROM gone)")})`,
+      ),
   };
 }

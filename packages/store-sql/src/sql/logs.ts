@@ -2,8 +2,8 @@
 import type { LogLine, LogStore } from "@hookline/store";
 import { clampLimit, encodeText, pageOf, parseSeqCursor } from "@hookline/store/adapter";
 import type { SqlClient } from "../clients.js";
-import { chunkRows, countOf, placeholders, type SqlContext } from "./context.js";
-import { retentionCut } from "./events.js";
+import { chunkRows, placeholders, type SqlContext } from "./context.js";
+import { trimSql } from "./events.js";
 import { cols, LOG, toLog } from "./rows.js";
 
 const COLUMNS = 5;
@@ -77,18 +77,6 @@ export function sqlLogs(c: SqlContext): LogStore {
       );
       return pageOf(rows.map(toLog), limit, (row) => String(row.seq));
     },
-    async trim(componentId, limits) {
-      if (limits.count === undefined && limits.bytes === undefined) {
-        c.open();
-        return 0;
-      }
-      const rows = await c.run(
-        `${retentionCut("logs", "component_id")}, gone AS (
-           DELETE FROM logs WHERE component_id = $1 AND seq <= (SELECT seq FROM cut) RETURNING 1
-         ) SELECT count(*) AS n FROM gone`,
-        [componentId, limits.count ?? null, limits.bytes ?? null],
-      );
-      return countOf(rows);
-    },
+    trim: (componentId, limits) => trimSql(c, "logs", "component_id", componentId, limits),
   };
 }
