@@ -519,37 +519,6 @@ describe.concurrent("pd against pd serve", () => {
 });
 
 describe.concurrent("pd serve with its data folder", () => {
-  it("a second pd serve on the same data folder, or one with another secrets key, refuses to start", async () => {
-    const dir = tempDir();
-    const env = baseEnv({ XDG_CONFIG_HOME: join(dir, "config") });
-    const dataDir = join(dir, "data");
-    const first = await serve(["--data-dir", dataDir], { cwd: dir, env }, 30_000);
-    try {
-      const second = await pd(["serve", "--port", "0", "--data-dir", dataDir], { cwd: dir, env });
-      expect(second.code).toBe(1);
-      expect(second.stderr).toContain("data_dir_locked");
-      expect(second.stderr).toContain(`in use by process ${first.child.pid}`);
-      // The first one is unharmed.
-      const res = await fetch(`${first.url}/v1/webhooks`, {
-        headers: { authorization: `Bearer ${first.key}` },
-      });
-      expect(res.status).toBe(200);
-    } finally {
-      expect(await stop(first)).toBe(0);
-    }
-    // Stopped, it released the folder. A start with another secrets key than the data's is refused.
-    const wrongKey = await pd(["serve", "--port", "0", "--data-dir", dataDir], {
-      cwd: dir,
-      env: { ...env, HOOKLINE_SECRETS_KEY: "not-the-key-of-this-data" },
-    });
-    expect(wrongKey.code).toBe(1);
-    expect(wrongKey.stderr).toContain("secrets_key_mismatch");
-    expect(wrongKey.stderr).toContain("HOOKLINE_SECRETS_KEY");
-    // With its own key (secrets.key in the folder), the next start works.
-    const again = await serve(["--data-dir", dataDir], { cwd: dir, env }, 30_000);
-    expect(await stop(again)).toBe(0);
-  }, 150_000);
-
   it("runs the README walkthrough verbatim; after a restart everything is kept and a pending delivery is sent", async () => {
     const lines = readmeWalkthrough();
     expect(lines).toHaveLength(5);
@@ -651,4 +620,39 @@ describe.concurrent("pd serve with its data folder", () => {
       await hook.close();
     }
   }, 240_000);
+});
+
+// Starts PGlite servers one after the other (not concurrently with the walkthrough above), so that a
+// loaded machine does not turn each start into a timeout.
+describe("pd serve refusing to start", () => {
+  it("a second pd serve on the same data folder, or one with another secrets key, refuses to start", async () => {
+    const dir = tempDir();
+    const env = baseEnv({ XDG_CONFIG_HOME: join(dir, "config") });
+    const dataDir = join(dir, "data");
+    const first = await serve(["--data-dir", dataDir], { cwd: dir, env }, 60_000);
+    try {
+      const second = await pd(["serve", "--port", "0", "--data-dir", dataDir], { cwd: dir, env });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain("data_dir_locked");
+      expect(second.stderr).toContain(`in use by process ${first.child.pid}`);
+      // The first one is unharmed.
+      const res = await fetch(`${first.url}/v1/webhooks`, {
+        headers: { authorization: `Bearer ${first.key}` },
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      expect(await stop(first)).toBe(0);
+    }
+    // Stopped, it released the folder. A start with another secrets key than the data's is refused.
+    const wrongKey = await pd(["serve", "--port", "0", "--data-dir", dataDir], {
+      cwd: dir,
+      env: { ...env, HOOKLINE_SECRETS_KEY: "not-the-key-of-this-data" },
+    });
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.stderr).toContain("secrets_key_mismatch");
+    expect(wrongKey.stderr).toContain("HOOKLINE_SECRETS_KEY");
+    // With its own key (secrets.key in the folder), the next start works.
+    const again = await serve(["--data-dir", dataDir], { cwd: dir, env }, 60_000);
+    expect(await stop(again)).toBe(0);
+  }, 150_000);
 });
