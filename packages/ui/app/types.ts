@@ -96,7 +96,7 @@ export interface Delivery {
   event_id: string;
   emitter_id: string;
   event_name: string;
-  status: "pending" | "delivering" | "succeeded" | "failed";
+  status: "pending" | "paused" | "delivering" | "succeeded" | "failed";
   attempts: number;
   next_attempt_at: number | null;
   last_status: number | null;

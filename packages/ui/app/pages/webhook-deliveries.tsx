@@ -9,7 +9,7 @@ import { asApiError, useLoad, usePoll } from "../hooks";
 import type { Delivery } from "../types";
 import { ErrorNote, Loading, TextField, Time } from "../widgets";
 
-const STATUSES = ["pending", "delivering", "succeeded", "failed"] as const;
+const STATUSES = ["pending", "paused", "delivering", "succeeded", "failed"] as const;
 
 async function loadDeliveries(webhookId: string, status: string): Promise<Delivery[]> {
   const out: Delivery[] = [];
