@@ -4,7 +4,7 @@
  * `<folder>.lock` held with `proper-lockfile` (kept fresh while held, stale 10 s after its holder
  * died, released on exit), beside a `<folder>.lock.json` naming the holder (pid, host, since when).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import lockfile from "proper-lockfile";
@@ -105,24 +105,32 @@ export async function lockDataDir(
   const folder = resolve(dataDir);
   const lockPath = `${folder}.lock`;
   const holderPath = `${lockPath}.json`;
-  const options = { lockfilePath: lockPath, realpath: false, stale: STALE_MS, onCompromised };
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(folder, options);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
+  // A holder alive on this machine is refused at once, before proper-lockfile could judge its lock
+  // stale by time alone (a server whose event loop stalls, such as while PGlite starts, is still alive).
+  const refuseIfHeld = (): void => {
     const holder = readHolder(holderPath);
     if (aliveElsewhere(holder)) throw new DataDirLockedError(folder, holder);
-    // Its holder is gone (or elsewhere, or unknown): wait until the lock is stale, then take it.
-    try {
-      release = await lockfile.lock(folder, {
-        ...options,
-        retries: { retries: Math.ceil(STALE_MS / 500) + 4, minTimeout: 500, maxTimeout: 500, factor: 1 },
-      });
-    } catch (retryError) {
-      if ((retryError as NodeJS.ErrnoException).code !== "ELOCKED") throw retryError;
-      throw new DataDirLockedError(folder, readHolder(holderPath));
-    }
+  };
+  refuseIfHeld();
+  let release: () => Promise<void>;
+  try {
+    // A lock whose holder is gone (or elsewhere, or unknown) is taken once stale: wait that long.
+    release = await lockfile.lock(folder, {
+      lockfilePath: lockPath,
+      realpath: false,
+      stale: STALE_MS,
+      onCompromised,
+      retries: { retries: Math.ceil(STALE_MS / 500) + 4, minTimeout: 500, maxTimeout: 500, factor: 1 },
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
+    throw new DataDirLockedError(folder, readHolder(holderPath));
+  }
+  try {
+    refuseIfHeld(); // Taken over as stale while its holder lives: give it back.
+  } catch (error) {
+    await release().catch(() => undefined);
+    throw error;
   }
   const holder: DataDirHolder = { pid: process.pid, hostname: hostname(), since: new Date().toISOString() };
   writeFileSync(holderPath, `${JSON.stringify(holder)}\n`);
@@ -131,6 +139,8 @@ export async function lockDataDir(
     async release() {
       if (released) return;
       released = true;
+      // The holder file goes first (when it is still ours), so that no later opener reads it as held.
+      if (readHolder(holderPath)?.pid === process.pid) rmSync(holderPath, { force: true });
       await release().catch(() => undefined); // Already released (compromised): nothing to do.
     },
   };

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -62,6 +62,12 @@ describe("the lock of a PGlite data folder (two real processes)", () => {
       await store.close();
       await db.close();
       expect(existsSync(`${dir}.lock`)).toBe(false);
+      expect(existsSync(`${dir}.lock.json`)).toBe(false);
+      // Released while this process lives on: another process may open the folder now.
+      const second = await holder(dir);
+      second.stdin?.end();
+      await exited(second);
+      expect(second.exitCode).toBe(0);
     } finally {
       rmSync(join(dir, ".."), { recursive: true, force: true });
     }
@@ -85,4 +91,22 @@ describe("the lock of a PGlite data folder (two real processes)", () => {
       rmSync(join(dir, ".."), { recursive: true, force: true });
     }
   }, 120_000);
+
+  it("refuses a holder that is alive even when its lock looks stale (its event loop stalled)", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "hl-lock-")), "pglite");
+    try {
+      // The lock of a live process (this worker's parent) that has not refreshed it for a minute.
+      mkdirSync(`${dir}.lock`);
+      const old = new Date(Date.now() - 60_000);
+      utimesSync(`${dir}.lock`, old, old);
+      const holder = { pid: process.ppid, hostname: hostname(), since: old.toISOString() };
+      writeFileSync(`${dir}.lock.json`, JSON.stringify(holder));
+      const error = await openPglite(dir).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(DataDirLockedError);
+      expect(error).toMatchObject({ holder: { pid: process.ppid } });
+      expect(existsSync(`${dir}.lock`)).toBe(true); // left to its holder
+    } finally {
+      rmSync(join(dir, ".."), { recursive: true, force: true });
+    }
+  });
 });
