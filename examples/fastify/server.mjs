@@ -20,7 +20,7 @@ app.get("/", async () => ({ hello: "from fastify" }));
 await app.listen({ port, host: "127.0.0.1" });
 console.log(`HOOKLINE_API_KEY=${key}`);
 console.log(`listening on http://127.0.0.1:${app.server.address().port}`);
-hookline.start();
+await hookline.start();
 
 const stop = async () => {
   app.server.closeAllConnections();

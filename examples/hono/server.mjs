@@ -22,7 +22,7 @@ const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, (info) =
   console.log(`HOOKLINE_API_KEY=${key}`);
   console.log(`listening on http://127.0.0.1:${info.port}`);
 });
-hookline.start();
+await hookline.start();
 
 const stop = async () => {
   server.close();

@@ -19,7 +19,7 @@ server.listen(port, "127.0.0.1", () => {
   console.log(`HOOKLINE_API_KEY=${key}`);
   console.log(`listening on http://127.0.0.1:${server.address().port}`);
 });
-hookline.start();
+await hookline.start();
 
 const stop = async () => {
   server.close();

@@ -21,7 +21,7 @@ server.listen(port, "127.0.0.1", () => {
   console.log(`UI files in ${uiStaticDir}`);
   console.log(`listening on http://127.0.0.1:${server.address().port}`);
 });
-hookline.start();
+await hookline.start();
 
 const stop = async () => {
   server.close();

@@ -85,7 +85,7 @@ function fromExpress(req: ExpressLikeRequest): Request {
  * app.use(hooklineRouter(createHandler(hookline))); // before express.json()
  * app.use(express.json());
  * app.listen(4100);
- * hookline.start();
+ * await hookline.start();
  * ```
  */
 export function hooklineRouter(handler: FetchHandler): HooklineMiddleware {

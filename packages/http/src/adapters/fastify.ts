@@ -34,7 +34,7 @@ export interface HooklinePluginOptions {
  * const app = Fastify();
  * await app.register(hooklinePlugin, { handler: createHandler(hookline) });
  * await app.listen({ port: 4100 });
- * hookline.start();
+ * await hookline.start();
  * ```
  */
 export async function hooklinePlugin(

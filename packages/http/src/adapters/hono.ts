@@ -26,7 +26,7 @@ export type { FetchHandler } from "./node.js";
  * const app = new Hono();
  * app.route("/", hooklineApp(createHandler(hookline)));
  * serve({ fetch: app.fetch, port: 4100 });
- * hookline.start();
+ * await hookline.start();
  * ```
  */
 export function hooklineApp(handler: FetchHandler): Hono {
