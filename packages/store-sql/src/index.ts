@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-export type { Store } from "@hookline/store";
+export { type Store, StoreError } from "@hookline/store";
 export {
   openPglite,
   type PgPoolClientOptions,

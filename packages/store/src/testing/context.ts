@@ -14,8 +14,9 @@ import {
 } from "../types/index.js";
 
 /**
- * A fault plan: the {@link FaultHook} an adapter under test is built with (directly, or through a
- * client wrapper), armed by the suite to fail one part of the next commit.
+ * A fault plan: the fault hook (`FaultHook` of `@hookline/store/adapter`) an adapter under test is
+ * built with (directly, or through a client wrapper), armed by the suite to fail one part of the
+ * next commit.
  */
 export interface FaultPlan {
   /** Fails the next write of `point` (once). */
