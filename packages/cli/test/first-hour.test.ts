@@ -427,9 +427,14 @@ describe("pd serve settings and recovering what the guard refused", () => {
       expect(deployed.code, deployed.stderr).toBe(0);
       for (let i = 0; i < 3; i++)
         expect((await pd(["run", "slow"], { cwd: dir, env: localEnv })).code).toBe(0);
-      const kept = json<unknown[]>(
-        (await pd(["events", "slow", "--json"], { cwd: dir, env: localEnv })).stdout,
-      );
+      // Retention is applied off the emit path, within a few seconds of the write.
+      let kept: unknown[] = [];
+      const deadline = Date.now() + 30_000;
+      do {
+        kept = json<unknown[]>((await pd(["events", "slow", "--json"], { cwd: dir, env: localEnv })).stdout);
+        if (kept.length <= 2) break;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      } while (Date.now() < deadline);
       expect(kept).toHaveLength(2);
       const spun = await pd(["run", "slow", "--event", '{"spin":true}'], { cwd: dir, env: localEnv });
       expect(spun.code).toBe(1);
