@@ -21,6 +21,16 @@ export interface CodeUrlLimits {
   timeoutMs: number;
 }
 
+/**
+ * The bounds every `component_url` fetch keeps: how many files, how large each and all together,
+ * and how long one request may take. Exported so callers can show them or check code before sending it.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_CODE_URL_LIMITS } from "@hookline/engine";
+ * if (code.length > DEFAULT_CODE_URL_LIMITS.fileBytes) throw new Error("too large to deploy by URL");
+ * ```
+ */
 export const DEFAULT_CODE_URL_LIMITS: CodeUrlLimits = {
   maxFiles: 50,
   fileBytes: 1024 * 1024,
