@@ -89,12 +89,45 @@ function unstorable(text: string): string | undefined {
   return UNSTORABLE.test(text) ? "must not contain NUL (U+0000) or an unpaired UTF-16 surrogate" : undefined;
 }
 
-/** Every string (and object key) in `value` that cannot be stored, as problems. */
-function textProblems(value: unknown, path: string, out: Problem[], depth = 0): void {
+/** The schema of the field at `path` (dotted) inside an object schema, or undefined. */
+function fieldSchema(schema: TSchema | undefined, path: string): Record<string, unknown> | undefined {
+  let node = schema as Record<string, unknown> | undefined;
+  for (const part of path.split(".")) {
+    const properties = node?.properties as Record<string, Record<string, unknown>> | undefined;
+    const items = node?.items as Record<string, unknown> | undefined;
+    node =
+      properties && Object.hasOwn(properties, part)
+        ? properties[part]
+        : /^\d+$/.test(part)
+          ? items
+          : undefined;
+    if (!node) return undefined;
+  }
+  return node;
+}
+
+/** Whether a schema is a set of values (a constant, an enum, a union of literals). */
+function isSet(schema: Record<string, unknown>): boolean {
+  if ("const" in schema || Array.isArray(schema.enum)) return true;
+  const members = schema.anyOf as Record<string, unknown>[] | undefined;
+  return Array.isArray(members) && members.every((m) => "const" in m);
+}
+
+/**
+ * Every string (and object key) in `value` that cannot be stored, as problems. A field that takes
+ * one of a set of values names them too, so the message says what to send instead.
+ */
+function textProblems(value: unknown, path: string, out: Problem[], schema?: TSchema, depth = 0): void {
   if (out.length >= 8 || depth > 32) return;
   if (typeof value === "string") {
     const why = unstorable(value);
-    if (why) out.push({ code: "invalid_value", path, message: `${label(path)} ${why}` });
+    if (!why) return;
+    const field = path ? fieldSchema(schema, path) : undefined;
+    const message =
+      field && isSet(field)
+        ? `${label(path)} must be ${accepted(field)}; it ${why}`
+        : `${label(path)} ${why}`;
+    out.push({ code: "invalid_value", path, message });
     return;
   }
   if (value === null || typeof value !== "object") return;
@@ -107,7 +140,7 @@ function textProblems(value: unknown, path: string, out: Problem[], depth = 0): 
         path: at,
         message: `a key of ${label(path || "the body")} ${keyWhy}`,
       });
-    } else textProblems(item, at, out, depth + 1);
+    } else textProblems(item, at, out, schema, depth + 1);
   }
 }
 
@@ -249,7 +282,7 @@ export function validateParams(
   raw: Record<string, unknown>,
 ): Record<string, unknown> {
   const problems: Problem[] = [];
-  textProblems(raw, "", problems);
+  textProblems(raw, "", problems, schema);
   let value = raw;
   if (problems.length === 0 && schema) {
     value = Value.Convert(schema, raw) as Record<string, unknown>;

@@ -138,6 +138,12 @@ describe("validation messages a person can act on", () => {
       { status: "bogus" },
       'status must be one of "pending", "paused", "delivering", "succeeded", "failed"; got "bogus"',
     ],
+    [
+      "GET",
+      "/v1/webhooks/{id}/deliveries",
+      { status: "a\u0000b" },
+      'status must be one of "pending", "paused", "delivering", "succeeded", "failed"; it must not contain NUL',
+    ],
     ["POST", "/v1/webhooks", { name: "no url" }, "url is required"],
     ["GET", "/v1/webhooks", { limit: "1000" }, "limit must be at most 100; got 1000"],
     ["GET", "/v1/webhooks", { limit: "abc" }, 'limit must be an integer; got "abc"'],
