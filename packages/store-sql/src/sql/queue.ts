@@ -23,10 +23,16 @@ import {
 /** The advisory lock key serializing claims that use `perWebhookLimit` (they count rows in flight). */
 const CLAIM_LOCK_KEY = 7_461_203_319;
 
-/** The due pending rows a claim takes: the earliest first. $1 now, $2 want. */
-const PICK_ANY = `
+/**
+ * Leaves out the rows of excluded webhooks (`excludeWebhookIds`, joined with commas: `wh_` ids have
+ * none), the parameter `$n`.
+ */
+const notExcluded = (n: number): string => `AND d.webhook_id <> ALL(string_to_array($${n}::text, ','))`;
+
+/** The due pending rows a claim takes: the earliest first. $1 now, $2 want, $5 excluded webhooks. */
+const pickAny = (exclude: boolean): string => `
   SELECT d.id, d.event_id, d.webhook_id FROM deliveries d
-  WHERE d.state = 'pending' AND d.next_attempt_at <= $1
+  WHERE d.state = 'pending' AND d.next_attempt_at <= $1 ${exclude ? notExcluded(5) : ""}
   ORDER BY d.next_attempt_at, d.id
   LIMIT $2
   FOR UPDATE SKIP LOCKED`;
@@ -35,9 +41,9 @@ const PICK_ANY = `
  * The due pending rows a claim bounded per webhook takes ($5 the limit). Set-based and bounded by the
  * webhooks, not the backlog: walk the distinct webhooks that have pending rows (a loose index scan of
  * deliveries_pending_webhook), take each one's earliest due rows up to its free slots (the limit minus
- * its rows in flight under a live lease), then the earliest of those overall.
+ * its rows in flight under a live lease), then the earliest of those overall. $6 excluded webhooks.
  */
-const PICK_PER_WEBHOOK = `
+const pickPerWebhook = (exclude: boolean): string => `
   WITH RECURSIVE hooks AS (
     (SELECT d.webhook_id FROM deliveries d WHERE d.state = 'pending'
      ORDER BY d.webhook_id LIMIT 1)
@@ -57,6 +63,7 @@ const PICK_PER_WEBHOOK = `
     CROSS JOIN LATERAL (
       SELECT d.id, d.next_attempt_at FROM deliveries d
       WHERE d.webhook_id = h.webhook_id AND d.state = 'pending' AND d.next_attempt_at <= $1
+        ${exclude ? notExcluded(6) : ""}
       ORDER BY d.next_attempt_at, d.id
       LIMIT least(greatest($5::bigint - coalesce(f.n, 0), 0), $2::bigint)
     ) p
@@ -98,13 +105,17 @@ const leaseSql = (picked: string): string => `
   LEFT JOIN events e ON e.id = u.event_id
   LEFT JOIN webhooks w ON w.id = u.webhook_id`;
 
-const LEASE_ANY = leaseSql(PICK_ANY);
-const LEASE_PER_WEBHOOK = leaseSql(PICK_PER_WEBHOOK);
+const LEASE_ANY = leaseSql(pickAny(false));
+const LEASE_ANY_EXCLUDING = leaseSql(pickAny(true));
+const LEASE_PER_WEBHOOK = leaseSql(pickPerWebhook(false));
+const LEASE_PER_WEBHOOK_EXCLUDING = leaseSql(pickPerWebhook(true));
 
 function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
   return {
     async claim(options) {
       const { owner, now, leaseMs, limit, perWebhookLimit } = options;
+      const excluded = options.excludeWebhookIds ?? [];
+      const exclude = excluded.length > 0 ? excluded.join(",") : undefined;
       const max = Math.max(0, Math.floor(limit));
       if (max === 0) {
         c.open();
@@ -121,13 +132,18 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
           const want = max - claimed.length;
           if (want <= 0) break;
           const params: unknown[] = [now, want, owner, now + leaseMs];
-          if (perWebhookLimit !== undefined) params.push(Math.floor(perWebhookLimit));
-          const rows = await c.run(
-            perWebhookLimit === undefined ? LEASE_ANY : LEASE_PER_WEBHOOK,
-            params,
-            undefined,
-            tx,
-          );
+          const perWebhook = perWebhookLimit !== undefined;
+          // $5 is the per-webhook limit when there is one; the excluded webhooks come after it.
+          if (perWebhook) params.push(Math.floor(perWebhookLimit));
+          if (exclude !== undefined) params.push(exclude);
+          const text = perWebhook
+            ? exclude === undefined
+              ? LEASE_PER_WEBHOOK
+              : LEASE_PER_WEBHOOK_EXCLUDING
+            : exclude === undefined
+              ? LEASE_ANY
+              : LEASE_ANY_EXCLUDING;
+          const rows = await c.run(text, params, undefined, tx);
           let skipped = 0;
           for (const row of rows) {
             if (row.state !== "delivering" || row.e_id == null || row.w_id == null) {

@@ -23,9 +23,11 @@ function memoryDeliveryQueue(s: MemoryState): DeliveryQueue {
       s.open();
       const { owner, now, leaseMs, limit, perWebhookLimit } = options;
       const inFlight = perWebhookLimit === undefined ? undefined : inFlightByWebhook(s, now);
+      const excluded = new Set(options.excludeWebhookIds ?? []);
       const claimed: ClaimedDelivery[] = [];
       const max = Math.max(0, limit);
       const lease = (row: Delivery): boolean => {
+        if (excluded.has(row.webhookId)) return false;
         // Refused rows stay queued; rows of a gone event or webhook are failed below.
         if (!inFlight || !s.events.has(row.eventId) || !s.webhooks.has(row.webhookId)) return true;
         const count = inFlight.get(row.webhookId) ?? 0;

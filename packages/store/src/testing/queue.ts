@@ -158,6 +158,30 @@ export function queueSuite(t: SuiteContext): void {
 
     for (const perWebhookLimit of [undefined, 4]) {
       const how = perWebhookLimit ? "with perWebhookLimit" : "without perWebhookLimit";
+      t.test(`excludeWebhookIds (${how}) leaves those webhooks' rows due and untouched`, async () => {
+        const { store } = t;
+        const now = nextWindow();
+        const { ws, deliveryIds, webhooks } = await t.outbox(4, now, 2);
+        const ours = new Set(deliveryIds);
+        const [a, b] = webhooks as [Webhook, Webhook];
+        const options = {
+          owner: "w",
+          now,
+          excludeWebhookIds: [a.id, "wh_other"],
+          ...(perWebhookLimit ? { perWebhookLimit } : {}),
+        };
+        const rows = await t.drain(ours, options);
+        expect(rows.length).toBeGreaterThan(0);
+        expect(rows.every((row) => row.webhookId === b.id)).toBe(true);
+        for (const id of deliveryIds) {
+          const row = await store.deliveries.get(ws, id);
+          if (row?.webhookId === a.id) expect([row.state, row.attempts]).toEqual(["pending", 0]);
+        }
+        // Not excluded any more: they are claimed as usual.
+        const later = await t.drain(ours, { ...options, excludeWebhookIds: [] });
+        expect(later.length).toBeGreaterThan(0);
+        expect(later.every((row) => row.webhookId === a.id)).toBe(true);
+      });
       t.test(`a claim (${how}) pauses, instead of leasing, a pending row of a disabled webhook`, async () => {
         const { store } = t;
         const now = nextWindow();

@@ -158,6 +158,11 @@ export interface ClaimOptions {
   limit: number;
   /** At most this many rows of one webhook delivering at once (across all workers). */
   perWebhookLimit?: number;
+  /**
+   * Leave the rows of these webhooks alone (they stay `pending` and due, untouched): a worker's
+   * webhooks whose circuit is open.
+   */
+  excludeWebhookIds?: readonly string[];
 }
 
 /** Outcome passed to {@link DeliveryQueue.complete}. */

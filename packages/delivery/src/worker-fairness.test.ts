@@ -1,0 +1,239 @@
+// Fair delivery (issue 14, item 5): slow or dead receivers cannot take the slots every webhook
+// shares, a failing webhook's circuit opens and closes, and a secret that cannot be decrypted is a
+// configuration error on the webhook (issue 14, item 10), not a retried transport error.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createMemoryStore, type Store } from "@hookline/store";
+import { afterEach, describe, expect, it } from "vitest";
+import { generateWebhookSecret } from "./signature.js";
+import { createTransport } from "./transport.js";
+import { createDeliveryWorker, type DeliveryAttemptReport, type DeliveryWorkerOptions } from "./worker.js";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+/** A loopback receiver; `hang` ones accept the request and never answer. */
+async function receiver(answer: () => "hang" | number): Promise<{ url: string; requests: number }> {
+  const state = { url: "", requests: 0 };
+  const server: Server = createServer((req, res) => {
+    state.requests++;
+    req.resume();
+    req.on("end", () => {
+      const status = answer();
+      if (status === "hang") return;
+      res.writeHead(status);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return state;
+}
+
+interface World {
+  store: Store;
+  ws: string;
+  /** Creates a webhook subscribed to `emitter`. */
+  webhook(url: string, emitter: string, secret?: string): Promise<string>;
+  /** Emits `count` events from `emitter`; returns their delivery ids. */
+  emit(emitter: string, count: number): Promise<string[]>;
+  states(ids: string[]): Promise<string[]>;
+}
+
+async function world(now: () => number = Date.now): Promise<World> {
+  const store = createMemoryStore({ now });
+  cleanups.push(() => store.close());
+  const ws = (await store.workspaces.create({ name: "fair" })).id;
+  return {
+    store,
+    ws,
+    async webhook(url, emitter, secret = `enc:${generateWebhookSecret()}`) {
+      const hook = await store.webhooks.create({
+        workspaceId: ws,
+        url,
+        active: true,
+        secrets: [{ value: secret, createdAt: now() }],
+      });
+      await store.subscriptions.create({ workspaceId: ws, emitterId: emitter, listenerId: hook.id });
+      return hook.id;
+    },
+    async emit(emitter, count) {
+      const events = Array.from({ length: count }, (_, i) => ({
+        channel: "default",
+        ts: now(),
+        body: { i },
+      }));
+      const appended = await store.emits.commit({ workspaceId: ws, componentId: emitter, events });
+      return appended.flatMap((event) => event.deliveryIds);
+    },
+    async states(ids) {
+      return Promise.all(ids.map(async (id) => (await store.deliveries.get(ws, id))?.state ?? "gone"));
+    },
+  };
+}
+
+function start(w: World, options: Partial<DeliveryWorkerOptions>) {
+  const transport = createTransport({ allowPrivate: true });
+  const worker = createDeliveryWorker({
+    store: w.store,
+    transport,
+    decryptSecret: (value) => value.replace(/^enc:/, ""),
+    jitter: 0,
+    pollIntervalMs: 50,
+    ...options,
+  });
+  cleanups.push(() => transport.close());
+  cleanups.push(() => worker.stop({ drainMs: 0 }));
+  return worker;
+}
+
+async function waitFor(predicate: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("fair delivery", () => {
+  it("five hanging receivers do not hold up a healthy webhook's 20 events", async () => {
+    const ATTEMPT_TIMEOUT = 10_000;
+    const w = await world();
+    const hanging = await Promise.all(Array.from({ length: 5 }, () => receiver(() => "hang")));
+    for (const r of hanging) await w.webhook(r.url, "dc_dead");
+    const healthy = await receiver(() => 200);
+    await w.webhook(healthy.url, "dc_live");
+    // The dead webhooks' events are older: a claim by due time takes them first.
+    const dead = await w.emit("dc_dead", 20);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const live = await w.emit("dc_live", 20);
+    expect(dead).toHaveLength(100);
+
+    const begun = Date.now();
+    const worker = start(w, {
+      concurrency: 16,
+      perWebhookConcurrency: 4,
+      attemptTimeoutMs: ATTEMPT_TIMEOUT,
+      slowAfterMs: 500,
+    });
+    worker.start();
+    // With one shared pool of 16, the 5 × 4 hanging attempts held every slot for a whole attempt
+    // timeout (10 s) before the healthy webhook got one. Now they give their slots back.
+    await waitFor(async () => (await w.states(live)).every((s) => s === "succeeded"), ATTEMPT_TIMEOUT / 2);
+    expect(Date.now() - begun).toBeLessThan(ATTEMPT_TIMEOUT / 2);
+    expect(healthy.requests).toBe(20);
+    // Every dead webhook got at most its own cap of attempts, none of them finished.
+    const states = await w.states(dead);
+    expect(states.filter((s) => s === "delivering").length).toBeLessThanOrEqual(20);
+    expect(states.every((s) => s === "pending" || s === "delivering")).toBe(true);
+    for (const r of hanging) expect(r.requests).toBeLessThanOrEqual(4);
+  }, 30_000);
+
+  it("a slow attempt keeps its slot when the slow pool is full", async () => {
+    const w = await world();
+    const slow = await receiver(() => "hang");
+    await w.webhook(slow.url, "dc_slow");
+    const healthy = await receiver(() => 200);
+    await w.webhook(healthy.url, "dc_live");
+    await w.emit("dc_slow", 2);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const live = await w.emit("dc_live", 3);
+    // One shared slot, one slow place: the first hanging attempt moves aside, the second keeps the
+    // only slot, and the healthy webhook waits behind it.
+    const worker = start(w, { concurrency: 1, slowConcurrency: 1, slowAfterMs: 100, attemptTimeoutMs: 2000 });
+    worker.start();
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(slow.requests).toBe(2);
+    expect(healthy.requests).toBe(0);
+    // ...until the attempts time out and the healthy ones get through.
+    await waitFor(async () => (await w.states(live)).every((s) => s === "succeeded"), 10_000);
+  }, 20_000);
+
+  it("opens a failing webhook's circuit, then probes it and closes it on a success", async () => {
+    let clock = 1_700_000_000_000;
+    const now = () => clock;
+    const w = await world(now);
+    let status = 500;
+    const r = await receiver(() => status);
+    await w.webhook(r.url, "dc_x");
+    const ids = await w.emit("dc_x", 10);
+    const reports: DeliveryAttemptReport[] = [];
+    const worker = start(w, {
+      clock: { now },
+      perWebhookConcurrency: 1,
+      circuitFailures: 3,
+      circuitCooldownMs: 60_000,
+      circuitMaxCooldownMs: 100_000,
+      retrySchedule: [1000, 1000, 1000],
+      onAttempt: (report) => reports.push(report),
+    });
+    for (let i = 0; i < 3; i++) expect(await worker.runOnce()).toBe(1);
+    expect(reports[2]?.circuitOpenUntil).toBe(clock + 60_000);
+    // Open: nothing is claimed, and the untried deliveries are left due and untouched.
+    clock += 30_000;
+    expect(await worker.runOnce()).toBe(0);
+    expect(r.requests).toBe(3);
+    const untried = await Promise.all(ids.slice(3).map((id) => w.store.deliveries.get(w.ws, id)));
+    expect(untried.map((d) => [d?.state, d?.attempts])).toEqual(untried.map(() => ["pending", 0]));
+    // Half-open after the cooldown: one probe; it fails, so it opens again for twice as long (capped).
+    clock += 30_000;
+    expect(await worker.runOnce()).toBe(1);
+    expect(reports[3]?.circuitOpenUntil).toBe(clock + 100_000);
+    clock += 99_000;
+    expect(await worker.runOnce()).toBe(0);
+    // The receiver recovers: the next probe closes the circuit and the rest flows.
+    status = 200;
+    clock += 1000;
+    expect(await worker.runOnce()).toBe(1);
+    while ((await worker.runOnce()) > 0);
+    expect((await w.states(ids)).every((s) => s === "succeeded")).toBe(true);
+    expect(r.requests).toBe(14);
+  });
+});
+
+describe("a secret that cannot be decrypted", () => {
+  it("disables the webhook as a configuration error; its deliveries wait paused, unsent and not retried", async () => {
+    const w = await world();
+    const r = await receiver(() => 200);
+    const hook = await w.webhook(r.url, "dc_x", "sealed-with-another-key");
+    const ids = await w.emit("dc_x", 2);
+    let key = "wrong";
+    const reports: DeliveryAttemptReport[] = [];
+    const worker = start(w, {
+      decryptSecret: () => {
+        if (key === "wrong") throw new Error("A stored secret could not be decrypted (wrong secretsKey?)");
+        return generateWebhookSecret();
+      },
+      onAttempt: (report) => reports.push(report),
+    });
+    expect(await worker.runOnce()).toBe(2);
+    expect(r.requests).toBe(0);
+    expect(await w.store.webhooks.get(w.ws, hook)).toMatchObject({
+      active: false,
+      disabledReason: "secret_undecryptable",
+    });
+    const first = await w.store.deliveries.get(w.ws, ids[0] as string);
+    expect(first).toMatchObject({ state: "paused", attempts: 1 });
+    expect(first?.lastError).toMatch(/^secret_undecryptable: A stored secret could not be decrypted/);
+    const attempts = await w.store.deliveries.listAttempts(w.ws, ids[0] as string);
+    expect(attempts.map((a) => a.error)).toEqual([first?.lastError]);
+    expect(reports[0]).toMatchObject({ webhookDisabled: "secret_undecryptable", outcome: "pending" });
+    // Not retried on the schedule: nothing is claimed while the webhook waits.
+    expect(await worker.runOnce()).toBe(0);
+    // The key is fixed and the webhook enabled again: the waiting deliveries are sent.
+    key = "right";
+    await w.store.webhooks.update(w.ws, hook, { active: true, disabledReason: null });
+    expect(await worker.runOnce()).toBe(2);
+    expect(await w.states(ids)).toEqual(["succeeded", "succeeded"]);
+    expect(r.requests).toBe(2);
+  });
+});
