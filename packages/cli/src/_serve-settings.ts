@@ -13,7 +13,7 @@ export interface ServeSettings {
   engine: Pick<HooklineOptions, "limits" | "retention" | "allowPrivateUrls" | "allowList"> & {
     worker: EngineWorkerOptions;
   };
-  handler: Pick<HandlerOptions, "bodyLimit" | "rateLimit">;
+  handler: Pick<HandlerOptions, "bodyLimit" | "rateLimit" | "ingressRateLimit" | "maxPageBytes">;
   /** `--flag value` of each setting given, for the banner. */
   given: string[];
 }
@@ -21,7 +21,7 @@ export interface ServeSettings {
 /** The addresses `--dev` lets webhooks and components reach: loopback only. */
 export const DEV_ALLOW_LIST = ["127.0.0.0/8", "::1", "localhost"];
 
-type Kind = "duration" | "bytes" | "count" | "durations" | "rate" | "list" | "flag";
+type Kind = "duration" | "bytes" | "count" | "durations" | "rate" | "bucket" | "list" | "flag";
 
 /** One setting: its flag, its variable, what it takes and where it goes. */
 interface Setting {
@@ -92,13 +92,55 @@ export const SETTINGS: Setting[] = [
     apply: into(limits, "resultBytes"),
   },
   {
+    flag: "tmp-size",
+    env: "HOOKLINE_TMP_SIZE",
+    kind: "bytes",
+    min: 1024,
+    apply: into(limits, "tmpBytes"),
+  },
+  {
+    flag: "max-queued",
+    env: "HOOKLINE_MAX_QUEUED",
+    kind: "count",
+    min: 1,
+    apply: into(limits, "maxQueuedInvocations"),
+  },
+  {
+    flag: "max-emits",
+    env: "HOOKLINE_MAX_EMITS",
+    kind: "count",
+    min: 1,
+    apply: into(limits, "maxEmitsPerRun"),
+  },
+  {
+    flag: "max-event-size",
+    env: "HOOKLINE_MAX_EVENT_SIZE",
+    kind: "bytes",
+    min: 1024,
+    apply: into(limits, "maxEventBytes"),
+  },
+  {
     flag: "keep-events",
     env: "HOOKLINE_KEEP_EVENTS",
     kind: "count",
     min: 1,
     apply: into(retention, "events"),
   },
+  {
+    flag: "keep-event-bytes",
+    env: "HOOKLINE_KEEP_EVENT_BYTES",
+    kind: "bytes",
+    min: 1024,
+    apply: into(retention, "eventBytes"),
+  },
   { flag: "keep-logs", env: "HOOKLINE_KEEP_LOGS", kind: "count", min: 1, apply: into(retention, "logs") },
+  {
+    flag: "keep-log-bytes",
+    env: "HOOKLINE_KEEP_LOG_BYTES",
+    kind: "bytes",
+    min: 1024,
+    apply: into(retention, "logBytes"),
+  },
   {
     flag: "retry-schedule",
     env: "HOOKLINE_RETRY_SCHEDULE",
@@ -127,6 +169,41 @@ export const SETTINGS: Setting[] = [
     apply: into(worker, "perWebhookConcurrency"),
   },
   {
+    flag: "slow-after",
+    env: "HOOKLINE_SLOW_AFTER",
+    kind: "duration",
+    min: 1,
+    apply: into(worker, "slowAfterMs"),
+  },
+  {
+    flag: "slow-concurrency",
+    env: "HOOKLINE_SLOW_CONCURRENCY",
+    kind: "count",
+    min: 1,
+    apply: into(worker, "slowConcurrency"),
+  },
+  {
+    flag: "circuit-failures",
+    env: "HOOKLINE_CIRCUIT_FAILURES",
+    kind: "count",
+    min: 1,
+    apply: into(worker, "circuitFailures"),
+  },
+  {
+    flag: "circuit-cooldown",
+    env: "HOOKLINE_CIRCUIT_COOLDOWN",
+    kind: "duration",
+    min: 1,
+    apply: into(worker, "circuitCooldownMs"),
+  },
+  {
+    flag: "circuit-max-cooldown",
+    env: "HOOKLINE_CIRCUIT_MAX_COOLDOWN",
+    kind: "duration",
+    min: 1,
+    apply: into(worker, "circuitMaxCooldownMs"),
+  },
+  {
     flag: "disable-after",
     env: "HOOKLINE_DISABLE_AFTER",
     kind: "duration",
@@ -141,6 +218,19 @@ export const SETTINGS: Setting[] = [
     apply: into(handler, "bodyLimit"),
   },
   { flag: "rate-limit", env: "HOOKLINE_RATE_LIMIT", kind: "rate", apply: into(handler, "rateLimit") },
+  {
+    flag: "ingress-rate-limit",
+    env: "HOOKLINE_INGRESS_RATE_LIMIT",
+    kind: "bucket",
+    apply: into(handler, "ingressRateLimit"),
+  },
+  {
+    flag: "max-page-size",
+    env: "HOOKLINE_MAX_PAGE_SIZE",
+    kind: "bytes",
+    min: 1024,
+    apply: into(handler, "maxPageBytes"),
+  },
   {
     flag: "allow-url",
     env: "HOOKLINE_ALLOW_URLS",
@@ -183,6 +273,7 @@ const EXPECTED: Record<Kind, string> = {
   count: "a whole number",
   durations: "durations separated by commas, such as 5s,5m,30m,2h",
   rate: "requests per window such as 600/60s, or off",
+  bucket: "requests per second and a burst such as 20/s,200 (burst 10 times the rate when left out), or off",
   list: "host names, addresses or CIDR ranges separated by commas",
   flag: "1, true, 0 or false",
 };
@@ -219,6 +310,15 @@ function _value(setting: Setting, text: string, where: string): unknown {
       const windowMs = match ? _parseDuration(match[2] as string) : undefined;
       if (!match || !windowMs || Number(match[1]) < 1) throw bad();
       return { requests: Number(match[1]), windowMs };
+    }
+    case "bucket": {
+      if (text.trim() === "off") return false;
+      const match = /^(\d+(?:\.\d+)?)\s*\/\s*s(?:\s*,\s*(\d+))?$/.exec(text.trim());
+      const perSecond = match ? Number(match[1]) : 0;
+      if (!match || !(perSecond > 0)) throw bad();
+      const burst = match[2] === undefined ? Math.max(1, Math.ceil(perSecond * 10)) : Number(match[2]);
+      if (burst < 1) throw bad();
+      return { perSecond, burst };
     }
     case "list":
       return text
