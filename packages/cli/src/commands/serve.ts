@@ -118,11 +118,24 @@ async function _ensureApiKey(
 
 /**
  * An `onAttempt` hook that says in the server log, once per webhook, that the SSRF guard refused a
- * delivery, and how to let it through and send it again. @internal
+ * delivery, and how to let it through and send it again; and, each time, that a webhook was disabled
+ * because its signing secret could not be decrypted with this server's key. @internal
  */
 function _logRefusedOnce(): NonNullable<EngineWorkerOptions["onAttempt"]> {
   const told = new Set<string>();
-  return ({ delivery, error }) => {
+  return ({ delivery, error, webhookDisabled }) => {
+    if (webhookDisabled === "secret_undecryptable") {
+      note(
+        style.yellow(
+          `warning: webhook ${delivery.webhook.id} (${delivery.webhook.url}) is disabled (secret_undecryptable): ` +
+            "its signing secret could not be decrypted with this server's secrets key (HOOKLINE_SECRETS_KEY, " +
+            "or secrets.key in the data folder). Its deliveries wait paused. Start the server with the key " +
+            `the secret was encrypted with, then: pd webhooks update ${delivery.webhook.id} --enable`,
+          process.stderr,
+        ),
+      );
+      return;
+    }
     if (error !== "ssrf_blocked" || told.has(delivery.webhook.id)) return;
     told.add(delivery.webhook.id);
     note(
