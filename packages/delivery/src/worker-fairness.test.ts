@@ -149,14 +149,15 @@ describe("fair delivery", () => {
     const live = await w.emit("dc_live", 3);
     // One shared slot, one slow place: the first hanging attempt moves aside, the second keeps the
     // only slot, and the healthy webhook waits behind it.
-    const worker = start(w, { concurrency: 1, slowConcurrency: 1, slowAfterMs: 100, attemptTimeoutMs: 2000 });
+    const worker = start(w, { concurrency: 1, slowConcurrency: 1, slowAfterMs: 100, attemptTimeoutMs: 5000 });
     worker.start();
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await waitFor(async () => slow.requests === 2, 3000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(slow.requests).toBe(2);
     expect(healthy.requests).toBe(0);
     // ...until the attempts time out and the healthy ones get through.
-    await waitFor(async () => (await w.states(live)).every((s) => s === "succeeded"), 10_000);
-  }, 20_000);
+    await waitFor(async () => (await w.states(live)).every((s) => s === "succeeded"), 15_000);
+  }, 30_000);
 
   it("opens a failing webhook's circuit, then probes it and closes it on a success", async () => {
     let clock = 1_700_000_000_000;
