@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { _parse } from "../src/_args.js";
 import { outboundLine, readServeSettings, SETTING_OPTIONS, SETTINGS } from "../src/_serve-settings.js";
-import { baseEnv, type Served, serve, stop, tempDir } from "./_helpers.js";
+import { baseEnv, type Served, serve, stop, tempDir, waitForAsync } from "./_helpers.js";
 
 const read = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
   readServeSettings(_parse("serve", argv, SETTING_OPTIONS), env);
@@ -158,7 +158,7 @@ describe("pd serve limits as a real process", () => {
   beforeAll(async () => {
     server = await serve(["--memory", "--max-emits", "2"], {
       cwd: tempDir(),
-      env: baseEnv({ HOOKLINE_INGRESS_RATE_LIMIT: "1/s,1" }),
+      env: baseEnv({ HOOKLINE_INGRESS_RATE_LIMIT: "0.01/s,1" }),
     });
   }, 40_000);
   afterAll(async () => {
@@ -166,7 +166,7 @@ describe("pd serve limits as a real process", () => {
   });
 
   it("a flag (--max-emits) and a variable (HOOKLINE_INGRESS_RATE_LIMIT) reach the engine and the handler", async () => {
-    expect(server.output.stdout).toMatch(/Settings: .*--max-emits 2.*--ingress-rate-limit 1\/s,1/);
+    expect(server.output.stdout).toMatch(/Settings: .*--max-emits 2.*--ingress-rate-limit 0\.01\/s,1/);
     const auth = { authorization: `Bearer ${server.key}`, "content-type": "application/json" };
     const code = `export default { name: "Many", version: "0.1.0", props: { http: "$.interface.http" },
       run() { for (let i = 0; i < 5; i++) this.$emit({ i }); } };`;
@@ -179,13 +179,18 @@ describe("pd serve limits as a real process", () => {
     const source = ((await created.json()) as { data: { id: string; endpoint_url: string } }).data;
     const endpoint = `${server.url}${new URL(source.endpoint_url).pathname}`;
     expect((await fetch(endpoint, { method: "POST", body: "{}" })).status).toBe(200);
-    // The bucket holds one request: the next one at once is refused.
+    // The bucket holds one request and refills one every 100 s: the next one is refused.
     const refused = await fetch(endpoint, { method: "POST", body: "{}" });
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
     // Two of the run's five $emit calls were kept.
-    const events = await fetch(`${server.url}/v1/sources/${source.id}/event_summaries`, { headers: auth });
-    expect(((await events.json()) as { data: unknown[] }).data).toHaveLength(2);
+    const count = async () => {
+      const events = await fetch(`${server.url}/v1/sources/${source.id}/event_summaries`, { headers: auth });
+      return ((await events.json()) as { data: unknown[] }).data.length;
+    };
+    await waitForAsync(async () => (await count()) >= 2, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await count()).toBe(2);
   });
 });
 
