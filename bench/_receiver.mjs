@@ -1,6 +1,6 @@
 // A webhook receiver in its own process (as a user's server would be), so it does not share the
 // benchmark's event loop. The parent sends { expect: n }; the receiver answers { count, latencies }
-// once n requests arrived. Bodies carrying `sentAt` (epoch ms, fractional) give latencies.
+// once n requests arrived; to { count: true } it answers { received }. Bodies carrying `sentAt` (epoch ms, fractional) give latencies.
 import { createServer } from "node:http";
 
 let expected = Number.POSITIVE_INFINITY;
@@ -29,6 +29,7 @@ process.on("message", (msg) => {
     latencies = [];
     count = 0;
   }
+  if (msg.count) process.send({ received: count });
   if (msg.stop) server.close(() => process.exit(0));
 });
 server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));

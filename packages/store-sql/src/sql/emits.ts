@@ -2,7 +2,7 @@
  * The atomic emit in SQL: one transaction writes the dedupe state, the events and one delivery per
  * matching subscription (the transactional outbox), and sends its notices on commit.
  */
-import type { AppendedEvent, Delivery, EmitStore } from "@hookline/store";
+import type { AppendedEvent, Delivery, EmitCommitInput, EmitStore } from "@hookline/store";
 import { type DeliveryTarget, newDelivery, newEvents, targetsOf } from "@hookline/store/adapter";
 import type { SqlClient } from "../clients.js";
 import { chunkRows, placeholders, type SqlContext } from "./context.js";
@@ -32,111 +32,188 @@ async function targetsFor(c: SqlContext, tx: SqlClient, workspaceId: string, emi
   );
 }
 
-/** The emits of a SQL store. */
+/** One invocation's commit, checked and ready to write. */
+interface Prepared {
+  workspaceId: string;
+  componentId: string;
+  now: number;
+  rows: ReturnType<typeof newEvents>;
+  bodies: (string | null | undefined)[];
+  dedupe: string | null | undefined;
+}
+
+/** Checks what can be refused before any transaction starts. */
+function prepare(c: SqlContext, input: EmitCommitInput): Prepared {
+  const now = input.now ?? c.clock();
+  const bodies = input.events.map((event, i) => toJson(event.body, `events[${i}].body`));
+  const dedupe = input.dedupeState === undefined ? undefined : toJson(input.dedupeState, "dedupeState");
+  const rows = newEvents(input, now);
+  rows.forEach((row, i) => {
+    const text = bodies[i];
+    row.body = text === null || text === undefined ? undefined : JSON.parse(text);
+  });
+  return { workspaceId: input.workspaceId, componentId: input.componentId, now, rows, bodies, dedupe };
+}
+
+/** Writes one prepared commit inside the transaction `tx`. */
+async function write(c: SqlContext, tx: SqlClient, input: Prepared): Promise<AppendedEvent[]> {
+  const { workspaceId, componentId, now, rows, bodies, dedupe } = input;
+  if (dedupe !== undefined) {
+    await c.run(
+      `INSERT INTO dedupe (component_id, state) VALUES ($1, $2)
+         ON CONFLICT (component_id) DO UPDATE SET state = excluded.state`,
+      [componentId, dedupe],
+      undefined,
+      tx,
+    );
+  }
+  if (rows.length === 0) return [];
+  const targets = await targetsFor(c, tx, workspaceId, componentId);
+
+  const chunk = chunkRows(EVENT_COLUMNS);
+  for (let start = 0; start < rows.length; start += chunk) {
+    const part = rows.slice(start, start + chunk);
+    const params = part.flatMap((row, i) => [
+      row.id,
+      workspaceId,
+      componentId,
+      row.channel,
+      row.summary ?? null,
+      row.eventId ?? null,
+      row.ts,
+      bodies[start + i] ?? null,
+      now,
+    ]);
+    const inserted = await c.run(
+      `INSERT INTO events (id, workspace_id, emitter_id, channel, summary, event_id, ts, body, created_at)
+         VALUES ${placeholders(part.length, EVENT_COLUMNS)} RETURNING id, seq`,
+      params,
+      undefined,
+      tx,
+    );
+    const seqs = new Map(inserted.map((row) => [str(row.id), Number(row.seq)]));
+    for (const row of part) row.seq = seqs.get(row.id) ?? 0;
+  }
+
+  const deliveries: Delivery[] = [];
+  const events = rows.map((row): AppendedEvent => {
+    const mine = targetsOf(targets, row.channel).map((target) => newDelivery(row, target, now));
+    deliveries.push(...mine);
+    return { ...row, deliveryIds: mine.map((delivery) => delivery.id) };
+  });
+  const deliveryChunk = chunkRows(DELIVERY_COLUMNS);
+  for (let start = 0; start < deliveries.length; start += deliveryChunk) {
+    const part = deliveries.slice(start, start + deliveryChunk);
+    await c.run(
+      `INSERT INTO deliveries
+           (id, workspace_id, webhook_id, event_id, emitter_id, channel, state, next_attempt_at, created_at,
+            updated_at)
+         SELECT v.id, v.workspace_id, v.webhook_id, v.event_id, v.emitter_id, v.channel, v.state,
+                v.next_attempt_at, v.created_at, v.updated_at
+         FROM (VALUES ${placeholders(part.length, DELIVERY_COLUMNS, ["", "", "", "", "", "", "", "::bigint", "::bigint", "::bigint"])})
+           AS v (id, workspace_id, webhook_id, event_id, emitter_id, channel, state, next_attempt_at, created_at,
+                 updated_at)`,
+      part.flatMap((d) => [
+        d.id,
+        d.workspaceId,
+        d.webhookId,
+        d.eventId,
+        d.emitterId,
+        d.channel,
+        d.state,
+        d.nextAttemptAt,
+        d.createdAt,
+        d.updatedAt,
+      ]),
+      undefined,
+      tx,
+    );
+  }
+
+  const due = deliveries.some((delivery) => delivery.state === "pending");
+  if (c.notifier) {
+    // Sent on commit, never for a rollback: listeners read committed rows.
+    const seqs = events.map((row) => row.seq).sort((a, b) => a - b);
+    const payloads = c.notifier.eventPayloads(workspaceId, componentId, seqs, due);
+    if (payloads.length > 0) {
+      await c.run(
+        `SELECT ${payloads.map((_, i) => `pg_notify($1, $${i + 2})`).join(", ")}`,
+        [c.notifier.channel, ...payloads],
+        undefined,
+        tx,
+      );
+    }
+  }
+  return events;
+}
+
+/** A queued commit and its caller. */
+interface Waiting {
+  input: Prepared;
+  resolve: (events: AppendedEvent[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The emits of a SQL store, with group commit: commits asked for while one is being written wait,
+ * and are all written in the next transaction as soon as the previous one returns ("commit what is
+ * queued"), each caller answered once its own events are durable. One transaction (one WAL flush)
+ * then carries the emits of every concurrent invocation. When a statement of a group fails, the
+ * transaction is rolled back and each commit of the group is written again on its own, so that one
+ * refused commit never fails the others.
+ */
 export function sqlEmits(c: SqlContext): EmitStore {
+  let queue: Waiting[] = [];
+  let writing = false;
+
+  /** Writes `group` in one transaction; on a statement failure, each of them alone. */
+  async function flush(group: Waiting[]): Promise<void> {
+    let statementFailed = false;
+    try {
+      const results = await c.transaction(async (tx) => {
+        const out: AppendedEvent[][] = [];
+        try {
+          for (const waiting of group) out.push(await write(c, tx, waiting.input));
+        } catch (error) {
+          statementFailed = true;
+          throw error;
+        }
+        return out;
+      });
+      for (const [i, waiting] of group.entries()) waiting.resolve(results[i] ?? []);
+    } catch (error) {
+      // A statement failed, so nothing of the group was committed: retry each commit alone. A failed
+      // COMMIT (outcome unknown) is reported to every caller instead, never written twice.
+      if (group.length === 1 || !statementFailed) {
+        for (const waiting of group) waiting.reject(error);
+        return;
+      }
+      for (const waiting of group) await flush([waiting]);
+    }
+  }
+
+  async function drain(): Promise<void> {
+    writing = true;
+    try {
+      while (queue.length > 0) {
+        const group = queue;
+        queue = [];
+        await flush(group);
+      }
+    } finally {
+      writing = false;
+    }
+  }
+
   return {
     async commit(input) {
       c.open();
-      const { workspaceId, componentId } = input;
-      const now = input.now ?? c.clock();
       // Everything that can be refused is checked before the transaction starts.
-      const bodies = input.events.map((event, i) => toJson(event.body, `events[${i}].body`));
-      const dedupe = input.dedupeState === undefined ? undefined : toJson(input.dedupeState, "dedupeState");
-      const rows = newEvents(input, now);
-      rows.forEach((row, i) => {
-        const text = bodies[i];
-        row.body = text === null || text === undefined ? undefined : JSON.parse(text);
-      });
-      if (rows.length === 0 && dedupe === undefined) return [];
-
-      return c.transaction(async (tx): Promise<AppendedEvent[]> => {
-        if (dedupe !== undefined) {
-          await c.run(
-            `INSERT INTO dedupe (component_id, state) VALUES ($1, $2)
-             ON CONFLICT (component_id) DO UPDATE SET state = excluded.state`,
-            [componentId, dedupe],
-            undefined,
-            tx,
-          );
-        }
-        if (rows.length === 0) return [];
-        const targets = await targetsFor(c, tx, workspaceId, componentId);
-
-        const chunk = chunkRows(EVENT_COLUMNS);
-        for (let start = 0; start < rows.length; start += chunk) {
-          const part = rows.slice(start, start + chunk);
-          const params = part.flatMap((row, i) => [
-            row.id,
-            workspaceId,
-            componentId,
-            row.channel,
-            row.summary ?? null,
-            row.eventId ?? null,
-            row.ts,
-            bodies[start + i] ?? null,
-            now,
-          ]);
-          const inserted = await c.run(
-            `INSERT INTO events (id, workspace_id, emitter_id, channel, summary, event_id, ts, body, created_at)
-             VALUES ${placeholders(part.length, EVENT_COLUMNS)} RETURNING id, seq`,
-            params,
-            undefined,
-            tx,
-          );
-          const seqs = new Map(inserted.map((row) => [str(row.id), Number(row.seq)]));
-          for (const row of part) row.seq = seqs.get(row.id) ?? 0;
-        }
-
-        const deliveries: Delivery[] = [];
-        const events = rows.map((row): AppendedEvent => {
-          const mine = targetsOf(targets, row.channel).map((target) => newDelivery(row, target, now));
-          deliveries.push(...mine);
-          return { ...row, deliveryIds: mine.map((delivery) => delivery.id) };
-        });
-        const deliveryChunk = chunkRows(DELIVERY_COLUMNS);
-        for (let start = 0; start < deliveries.length; start += deliveryChunk) {
-          const part = deliveries.slice(start, start + deliveryChunk);
-          await c.run(
-            `INSERT INTO deliveries
-               (id, workspace_id, webhook_id, event_id, emitter_id, channel, state, next_attempt_at, created_at,
-                updated_at)
-             SELECT v.id, v.workspace_id, v.webhook_id, v.event_id, v.emitter_id, v.channel, v.state,
-                    v.next_attempt_at, v.created_at, v.updated_at
-             FROM (VALUES ${placeholders(part.length, DELIVERY_COLUMNS, ["", "", "", "", "", "", "", "::bigint", "::bigint", "::bigint"])})
-               AS v (id, workspace_id, webhook_id, event_id, emitter_id, channel, state, next_attempt_at, created_at,
-                     updated_at)`,
-            part.flatMap((d) => [
-              d.id,
-              d.workspaceId,
-              d.webhookId,
-              d.eventId,
-              d.emitterId,
-              d.channel,
-              d.state,
-              d.nextAttemptAt,
-              d.createdAt,
-              d.updatedAt,
-            ]),
-            undefined,
-            tx,
-          );
-        }
-
-        const due = deliveries.some((delivery) => delivery.state === "pending");
-        if (c.notifier) {
-          // Sent on commit, never for a rollback: listeners read committed rows.
-          const seqs = events.map((row) => row.seq).sort((a, b) => a - b);
-          const payloads = c.notifier.eventPayloads(workspaceId, componentId, seqs, due);
-          if (payloads.length > 0) {
-            await c.run(
-              `SELECT ${payloads.map((_, i) => `pg_notify($1, $${i + 2})`).join(", ")}`,
-              [c.notifier.channel, ...payloads],
-              undefined,
-              tx,
-            );
-          }
-        }
-        return events;
+      const prepared = prepare(c, input);
+      if (prepared.rows.length === 0 && prepared.dedupe === undefined) return [];
+      return new Promise<AppendedEvent[]>((resolve, reject) => {
+        queue.push({ input: prepared, resolve, reject });
+        if (!writing) void drain();
       });
     },
   };

@@ -1,0 +1,174 @@
+// The server side of `npm run bench:ingress`, in its own process (as `pd serve` is): either a bare
+// `node:http` JSON handler (the baseline) or Hookline behind its node adapter, on one store.
+// argv: <mode: bare|hookline> <store: memory|pglite|postgres> <receiver url> [breakdown]
+// It sends { port, path } once listening; on { report: true } it answers with its counters
+// (store calls per method, time in the sandbox, in the store, in delivery); on { stop: true } it exits.
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+
+const [mode, storeKind, receiverUrl, breakdownArg] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string?,
+];
+const breakdown = breakdownArg === "breakdown";
+const send = (msg: unknown) => process.send?.(msg);
+
+if (mode === "bare") {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      res.writeHead(200, { "content-type": "application/json" }).end('{"success":true}');
+    });
+  });
+  server.listen(0, "127.0.0.1", () => send({ port: (server.address() as AddressInfo).port, path: "/" }));
+  process.on("message", (msg: { stop?: boolean; report?: boolean }) => {
+    if (msg.report) send({ report: {} });
+    if (msg.stop) server.close(() => process.exit(0));
+  });
+} else {
+  const [{ createHookline }, { createHandler }, { toNodeListener }, sql, { createMemoryStore }] =
+    await Promise.all([
+      import("@hookline/engine"),
+      import("@hookline/http"),
+      import("@hookline/http/node"),
+      import("@hookline/store-sql"),
+      import("@hookline/store"),
+    ]);
+  type Store = ReturnType<typeof createMemoryStore>;
+  let store: Store;
+  let cleanup: () => Promise<void> = async () => undefined;
+  if (storeKind === "memory") store = createMemoryStore();
+  else if (storeKind === "pglite") {
+    const dir = mkdtempSync(join(tmpdir(), "hl-ingress-"));
+    const db = await sql.openPglite(join(dir, "pglite"));
+    store = await sql.createSqlStore(sql.pgliteClient(db));
+    cleanup = async () => {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  } else {
+    const { default: pg } = await import("pg");
+    const url = process.env.HOOKLINE_TEST_PG_URL as string;
+    const schema = `hl_ingress_${process.pid}`;
+    const admin = new pg.Pool({ connectionString: url, max: 1 });
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    // The pool `pd serve` makes (`new pg.Pool({ connectionString })`), on a schema of its own.
+    const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}` });
+    store = await sql.createSqlStore(sql.pgPoolClient(pool));
+    cleanup = async () => {
+      await pool.end();
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    };
+  }
+
+  // Breakdown: every store call counted and timed (wall time of each awaited call).
+  const calls = new Map<string, { n: number; ms: number }>();
+  let storeMs = 0;
+  const timed = <T extends object>(name: string, target: T): T =>
+    new Proxy(target, {
+      get(obj, key, receiver) {
+        const value = Reflect.get(obj, key, receiver);
+        if (typeof value !== "function") return value;
+        if (typeof key !== "string") return value;
+        if (value.length === 0 && key === "close") return value.bind(obj);
+        return (...args: unknown[]) => {
+          const started = performance.now();
+          const result = value.apply(obj, args);
+          if (!(result instanceof Promise)) return result;
+          return result.finally(() => {
+            const ms = performance.now() - started;
+            const entry = calls.get(`${name}.${key}`) ?? { n: 0, ms: 0 };
+            entry.n++;
+            entry.ms += ms;
+            calls.set(`${name}.${key}`, entry);
+            storeMs += ms;
+          });
+        };
+      },
+    });
+  if (breakdown) {
+    const wrapped = { ...store } as Record<string, unknown>;
+    for (const [name, sub] of Object.entries(store)) {
+      if (sub && typeof sub === "object" && name !== "notifications") wrapped[name] = timed(name, sub);
+    }
+    const queue = store.queue as unknown as Record<string, object>;
+    wrapped.queue = { ...queue, deliveries: timed("queue.deliveries", queue.deliveries as object) };
+    store = wrapped as unknown as Store;
+  }
+
+  const server = createServer();
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const { port } = server.address() as AddressInfo;
+  const attempts = { n: 0, ms: 0 };
+  const hookline = createHookline({
+    store,
+    secretsKey: "bench",
+    baseUrl: `http://127.0.0.1:${port}`,
+    allowPrivateUrls: true,
+    worker: {
+      ...(breakdown
+        ? {
+            onAttempt: ({ durationMs }: { durationMs?: number }) => {
+              attempts.n++;
+              attempts.ms += durationMs ?? 0;
+            },
+          }
+        : {}),
+    },
+  });
+  let sandboxMs = 0;
+  let runs = 0;
+  hookline.events.on("invocation", (e) => {
+    runs++;
+    sandboxMs += e.durationMs ?? 0;
+  });
+  await hookline.start();
+  const ws = (await hookline.workspaces.create({ name: "bench" })).id;
+  const source = await hookline.sources.deploy(ws, {
+    code: {
+      code: `export default { name: "Ingress", version: "0.1.0", props: { http: "$.interface.http" },
+        run(e) { this.$emit(e.body); } };`,
+    },
+  });
+  const webhook = await hookline.webhooks.create(ws, { url: receiverUrl });
+  await hookline.subscriptions.create(ws, { emitterId: source.id, listenerId: webhook.id });
+  // What `pd serve` mounts, without the per-endpoint rate limit (it would answer 429 past 20/s).
+  server.on("request", toNodeListener(createHandler(hookline, { ingressRateLimit: false })));
+  calls.clear();
+  storeMs = 0;
+  const cpuAtStart = process.cpuUsage();
+  send({ port, path: `/http/${source.endpointId}` });
+  process.on("message", async (msg: { stop?: boolean; report?: boolean }) => {
+    if (msg.report) {
+      const cpu = process.cpuUsage(cpuAtStart);
+      send({
+        report: {
+          runs,
+          sandboxMs,
+          storeMs,
+          calls: Object.fromEntries(calls),
+          attempts,
+          cpuMs: (cpu.user + cpu.system) / 1000,
+          rssMb: process.memoryUsage().rss / 2 ** 20,
+        },
+      });
+    }
+    if (msg.stop) {
+      server.closeAllConnections();
+      server.close();
+      await hookline.close();
+      await store.close();
+      await cleanup();
+      process.exit(0);
+    }
+  });
+}

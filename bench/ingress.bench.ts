@@ -1,0 +1,192 @@
+/**
+ * npm run bench:ingress — requests per second `pd serve`'s HTTP ingress accepts: a real HTTP server
+ * (`@hookline/http/node`, in its own process, as `pd serve` runs it) with one HTTP source that emits
+ * each request's body and one subscribed loopback webhook (a receiver in a third process), driven by
+ * 10 concurrent keep-alive clients for BENCH_SECONDS (10). The baseline, measured in the same run with
+ * the same load loop: a bare `node:http` JSON handler in its own process. Every store is run in turn:
+ * memory, PGlite (a new data folder) and Postgres when HOOKLINE_TEST_PG_URL is set (a schema of its
+ * own). After the load, the benchmark waits (up to 30 s) for every accepted request's event to reach
+ * the receiver. One line per store:
+ * `ingress: store=<s> hookline_rps=<n> bare_rps=<n> ratio=<x> p99_ms=<n> delivered=<n>/<n>`.
+ *
+ * Env: BENCH_SECONDS (10), BENCH_CLIENTS (10), BENCH_STORES (memory,pglite[,postgres]),
+ * BENCH_BREAKDOWN=1 (store calls per request, time in the sandbox, the store and delivery).
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { performance } from "node:perf_hooks";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 10);
+const BREAKDOWN = process.env.BENCH_BREAKDOWN === "1";
+const stores = (
+  process.env.BENCH_STORES ??
+  ["memory", "pglite", ...(process.env.HOOKLINE_TEST_PG_URL ? ["postgres"] : [])].join(",")
+)
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
+
+/** Waits for the first message of `child` matching `pick`. */
+function message<T>(child: ChildProcess, pick: (m: Record<string, unknown>) => T | undefined): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: Record<string, unknown>) => {
+      const value = pick(m);
+      if (value === undefined) return;
+      child.off("message", onMessage);
+      child.off("exit", onExit);
+      resolve(value);
+    };
+    const onExit = (code: number) => reject(new Error(`child exited with ${code}`));
+    child.on("message", onMessage);
+    child.once("exit", onExit);
+  });
+}
+
+const receiver = fork(new URL("./_receiver.mjs", import.meta.url));
+const receiverPort = await message(receiver, (m) => m.port as number | undefined);
+const receiverUrl = `http://127.0.0.1:${receiverPort}/hook`;
+/** How many requests the receiver got since the last reset. */
+const received = (): Promise<number> => {
+  const answer = message(receiver, (m) => (m.received === undefined ? undefined : (m.received as number)));
+  receiver.send({ count: true });
+  return answer;
+};
+
+async function startServer(mode: "bare" | "hookline", store: string) {
+  const child = fork(
+    new URL("./_ingress-server.ts", import.meta.url),
+    [mode, store, receiverUrl, ...(BREAKDOWN ? ["breakdown"] : [])],
+    process.env.BENCH_PROF && mode === "hookline"
+      ? { execArgv: [...process.execArgv, "--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] }
+      : {},
+  );
+  const { port, path } = await message(child, (m) =>
+    m.port === undefined ? undefined : (m as { port: number; path: string }),
+  );
+  return {
+    port,
+    path,
+    report: () => {
+      const r = message(child, (m) => m.report as Record<string, unknown> | undefined);
+      child.send({ report: true });
+      return r;
+    },
+    stop: () => {
+      const exited = new Promise<void>((ok) => child.once("exit", () => ok()));
+      child.send({ stop: true });
+      return exited;
+    },
+  };
+}
+
+interface Load {
+  ok: number;
+  failed: number;
+  rps: number;
+  p99: number;
+  p50: number;
+}
+
+/**
+ * CLIENTS clients POSTing a small JSON body in a loop for `seconds` with `fetch` (undici, keep-alive:
+ * the client of the issue's measurement and of bench:delivery's baseline); 2xx responses counted.
+ */
+async function drive(port: number, path: string, seconds: number): Promise<Load> {
+  const url = `http://127.0.0.1:${port}${path}`;
+  const latencies: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  let n = 0;
+  const post = async (): Promise<number> => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ n: n++, at: Date.now(), payload: "x".repeat(100) }),
+    });
+    await res.arrayBuffer();
+    return res.status;
+  };
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < until) {
+        const t = performance.now();
+        const status = await post().catch(() => 0);
+        latencies.push(performance.now() - t);
+        if (status >= 200 && status < 300) ok++;
+        else failed++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? 0;
+  return { ok, failed, rps: ok / elapsed, p99: at(0.99), p50: at(0.5) };
+}
+
+const round = (x: number, digits = 0) => Number(x.toFixed(digits));
+const lines: string[] = [];
+
+for (const store of stores) {
+  // Baseline first, in the same run, with the same loop and a warmup.
+  const bare = await startServer("bare", store);
+  await drive(bare.port, bare.path, 1);
+  const base = await drive(bare.port, bare.path, SECONDS);
+  await bare.stop();
+
+  const server = await startServer("hookline", store);
+  receiver.send({ expect: Number.POSITIVE_INFINITY });
+  await drive(server.port, server.path, Math.min(2, SECONDS)); // warmup: JIT, sandbox, pool
+  const warm = await received();
+  const deadline = performance.now() + 30_000;
+  // Let the warmup's deliveries finish before measuring.
+  let before = warm;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = await received();
+    if (now === before || performance.now() > deadline) break;
+    before = now;
+  }
+  await server.report(); // resets nothing; the breakdown below is the difference
+  const r0 = (await server.report()) as Record<string, number & Record<string, { n: number; ms: number }>>;
+  const countBefore = await received();
+  const load = await drive(server.port, server.path, SECONDS);
+  const afterLoad = performance.now();
+  let delivered = 0;
+  while (performance.now() < afterLoad + 30_000) {
+    delivered = (await received()) - countBefore;
+    if (delivered >= load.ok) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const drainMs = performance.now() - afterLoad;
+  const r1 = (await server.report()) as typeof r0;
+  await server.stop();
+
+  const ratio = load.rps / base.rps;
+  console.log(
+    `${store}: bare ${round(base.rps)} req/s (p99 ${round(base.p99, 1)} ms); hookline ${round(load.rps)} req/s accepted, ${load.failed} refused, p50 ${round(load.p50, 1)} ms, p99 ${round(load.p99, 1)} ms; all delivered ${round(drainMs)} ms after the load`,
+  );
+  if (BREAKDOWN) {
+    const runs = r1.runs - r0.runs || 1;
+    console.log(
+      `  per request: sandbox ${round((r1.sandboxMs - r0.sandboxMs) / runs, 3)} ms, store calls (wall, overlapping) ${round((r1.storeMs - r0.storeMs) / runs, 3)} ms, server CPU ${round((r1.cpuMs - r0.cpuMs) / runs, 3)} ms; delivery attempts ${r1.attempts.n - r0.attempts.n} (${round((r1.attempts.ms - r0.attempts.ms) / Math.max(1, r1.attempts.n - r0.attempts.n), 2)} ms each); server RSS ${round(r1.rssMb)} MB`,
+    );
+    for (const [name, c] of Object.entries(r1.calls).sort((a, b) => b[1].ms - a[1].ms)) {
+      const prev = r0.calls[name] ?? { n: 0, ms: 0 };
+      const n = c.n - prev.n;
+      if (n === 0) continue;
+      console.log(
+        `  ${name.padEnd(32)} ${round(n / runs, 2)} calls/request, ${round((c.ms - prev.ms) / n, 3)} ms each`,
+      );
+    }
+  }
+  lines.push(
+    `ingress: store=${store} hookline_rps=${round(load.rps)} bare_rps=${round(base.rps)} ratio=${round(ratio, 2)} p99_ms=${round(load.p99, 1)} delivered=${delivered}/${load.ok}`,
+  );
+}
+receiver.send({ stop: true });
+console.log(
+  "targets: ratio >= 0.3 (pglite, postgres), >= 0.5 (memory); p99 <= 50 ms (pglite); all delivered",
+);
+for (const line of lines) console.log(line);
