@@ -67,7 +67,7 @@ async function startServer(mode: "bare" | "hookline", store: string) {
     port,
     path,
     report: () => {
-      const r = message(child, (m) => m.report as Record<string, unknown> | undefined);
+      const r = message(child, (m) => m.report as Report | undefined);
       child.send({ report: true });
       return r;
     },
@@ -77,6 +77,17 @@ async function startServer(mode: "bare" | "hookline", store: string) {
       return exited;
     },
   };
+}
+
+/** What the server child reports (totals since it started listening). */
+interface Report {
+  runs: number;
+  sandboxMs: number;
+  storeMs: number;
+  cpuMs: number;
+  rssMb: number;
+  attempts: { n: number; ms: number };
+  calls: Record<string, { n: number; ms: number }>;
 }
 
 interface Load {
@@ -148,8 +159,7 @@ for (const store of stores) {
     if (now === before || performance.now() > deadline) break;
     before = now;
   }
-  await server.report(); // resets nothing; the breakdown below is the difference
-  const r0 = (await server.report()) as Record<string, number & Record<string, { n: number; ms: number }>>;
+  const r0 = await server.report();
   const countBefore = await received();
   const load = await drive(server.port, server.path, SECONDS);
   const afterLoad = performance.now();
@@ -160,7 +170,7 @@ for (const store of stores) {
     await new Promise((r) => setTimeout(r, 100));
   }
   const drainMs = performance.now() - afterLoad;
-  const r1 = (await server.report()) as typeof r0;
+  const r1 = await server.report();
   await server.stop();
 
   const ratio = load.rps / base.rps;

@@ -54,7 +54,7 @@ export async function handleIngress(
   endpointId: string,
   request: IngressRequest,
 ): Promise<IngressResponse> {
-  const source = await ctx.store.deployedComponents.getByEndpoint(endpointId);
+  const source = await ctx.mounts.sourceByEndpoint(endpointId);
   if (!source?.active) {
     return json(404, {
       error: {

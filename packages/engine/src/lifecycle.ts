@@ -292,6 +292,7 @@ export async function updateSource(
       }
       const updated = await ctx.store.deployedComponents.update(workspaceId, id, patch);
       if (!updated) throw new HooklineError("not_found", `No source ${idOrSlug} in this workspace`);
+      ctx.mounts.forget(id);
       await flushStaged(ctx.store, id, staged);
       fresh?.dispose();
       if (changedInstance) ctx.mounts.unmount(id);
@@ -333,6 +334,7 @@ export async function deleteSource(
       await ctx.store.events.delete(workspaceId, id);
       await ctx.store.timers.delete(id);
       await ctx.store.deployedComponents.delete(workspaceId, id);
+      ctx.mounts.forget(id);
       ctx.notify("source", { workspaceId, sourceId: id, change: "deleted" });
       return { warnings };
     },

@@ -68,8 +68,22 @@ export interface Mounts {
   ): Promise<T>;
   /** The cached sandbox of a stored source, rebuilt when the source changed. Call inside `exclusive(source.id)`. */
   mounted(source: DeployedComponent): Promise<MountedComponent>;
-  /** Drops (and disposes) a source's cached sandbox. */
+  /** Drops (and disposes) a source's cached sandbox, and forgets its cached record. */
   unmount(sourceId: string): void;
+  /**
+   * A saved component by id, kept once read (saved components never change; a new save is a new
+   * id). 404 `not_found` when absent.
+   */
+  component(workspaceId: string, id: string): Promise<SavedComponent>;
+  /**
+   * The source listening at an endpoint, as read from the store at most {@link SOURCE_CACHE_MS} ago
+   * (a change made on this node is seen at once: lifecycle calls {@link Mounts.forget}).
+   */
+  sourceByEndpoint(endpointId: string): Promise<DeployedComponent | undefined>;
+  /** Forgets a source's cached record (after it changed or was deleted). */
+  forget(sourceId: string): void;
+  /** Keeps `work` (store work of a run done outside the queue) until it settles, for {@link Mounts.drain}. */
+  track<T>(work: Promise<T>): Promise<T>;
   /** Resolves once every queued task has finished. */
   drain(): Promise<void>;
   /** Disposes every cached sandbox. */
@@ -157,6 +171,14 @@ export async function runtimeProps(
   return out;
 }
 
+/**
+ * How long a source read by endpoint is reused, in milliseconds: the ingress does not read the
+ * store for every request; a change made through another node is seen within this time.
+ */
+export const SOURCE_CACHE_MS = 1_000;
+/** Saved components kept in memory at most (the least recently read are dropped first). */
+const COMPONENT_CACHE = 500;
+
 /** One key's queue: the tail of its chain, how many tasks it holds, how long the last one took. */
 interface Lane {
   tail: Promise<unknown>;
@@ -171,6 +193,29 @@ export function createMounts(deps: MountsDeps): Mounts {
   const cache = new Map<string, { mounted: MountedComponent; version: string }>();
   const lanes = new Map<string, Lane>();
   const fetch = fetchBridge(deps.transport);
+  const components = new Map<string, SavedComponent>();
+  const byEndpoint = new Map<string, { source: DeployedComponent | undefined; at: number }>();
+  const inFlight = new Set<Promise<unknown>>();
+
+  async function component(workspaceId: string, id: string): Promise<SavedComponent> {
+    const key = `${workspaceId}\u0000${id}`;
+    const cached = components.get(key);
+    if (cached) {
+      components.delete(key); // most recently read last
+      components.set(key, cached);
+      return cached;
+    }
+    const found = await store.savedComponents.get(workspaceId, id);
+    if (!found) throw new HooklineError("not_found", `No component ${id} in this workspace`);
+    components.set(key, found);
+    if (components.size > COMPONENT_CACHE) components.delete(components.keys().next().value as string);
+    return found;
+  }
+
+  function forget(sourceId: string): void {
+    for (const [endpointId, entry] of byEndpoint)
+      if (entry.source?.id === sourceId) byEndpoint.delete(endpointId);
+  }
 
   /** Seconds until a refused caller should try again: the queue ahead at the last task's pace. */
   function retryAfter(lane: Lane): number {
@@ -235,6 +280,7 @@ export function createMounts(deps: MountsDeps): Mounts {
   function unmount(sourceId: string): void {
     cache.get(sourceId)?.mounted.dispose();
     cache.delete(sourceId);
+    forget(sourceId);
   }
 
   return {
@@ -259,17 +305,35 @@ export function createMounts(deps: MountsDeps): Mounts {
       const cached = cache.get(source.id);
       if (cached && cached.version === version) return cached.mounted;
       cached?.mounted.dispose();
-      const component = await store.savedComponents.get(source.workspaceId, source.savedComponentId);
-      if (!component) {
-        throw new HooklineError("not_found", `No component ${source.savedComponentId} in this workspace`);
-      }
-      const mounted = await mount(source, component);
+      const mounted = await mount(source, await component(source.workspaceId, source.savedComponentId));
       cache.set(source.id, { mounted, version });
       return mounted;
     },
     unmount,
+    component,
+    async sourceByEndpoint(endpointId) {
+      const now = performance.now();
+      const cached = byEndpoint.get(endpointId);
+      if (cached && now - cached.at < SOURCE_CACHE_MS) return cached.source;
+      const source = await store.deployedComponents.getByEndpoint(endpointId);
+      if (byEndpoint.size > 10_000) byEndpoint.clear();
+      // Only found sources are kept: an endpoint deployed a moment later must answer at once.
+      if (source) byEndpoint.set(endpointId, { source, at: now });
+      else byEndpoint.delete(endpointId);
+      return source;
+    },
+    forget,
+    track(work) {
+      inFlight.add(work);
+      const done = () => {
+        inFlight.delete(work);
+      };
+      work.then(done, done);
+      return work;
+    },
     async drain() {
       await Promise.all([...lanes.values()].map((lane) => lane.tail));
+      await Promise.allSettled([...inFlight]);
     },
     disposeAll() {
       for (const id of [...cache.keys()]) unmount(id);

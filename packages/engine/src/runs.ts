@@ -1,6 +1,15 @@
+/**
+ * A run of a stored source, in two stages. The sandbox stage runs in the source's invocation queue
+ * (`mounts.exclusive`: one call into a sandbox at a time, and `$.service.db` reads and writes in
+ * invocation order). The store stage (logs, the emit pipeline, the `invocation` event) runs after
+ * the queue has moved on to the next invocation, so that concurrent requests to one source share
+ * the store's group commit instead of waiting for each other's transactions. A source with a dedupe
+ * strategy keeps its store stage in invocation order too (a second, ordered queue), as its dedupe
+ * state is read, changed and written per invocation. See docs/engine.md, "Concurrency".
+ */
 import type { InvocationResult } from "@hookline/runtime";
 import type { DeployedComponent } from "@hookline/store";
-import { componentOrThrow, type EngineContext } from "./context.js";
+import type { EngineContext } from "./context.js";
 import { type EmitOutcome, storeEmits } from "./emit-pipeline.js";
 import { writeLogs } from "./source-logs.js";
 
@@ -14,29 +23,38 @@ export interface RunOutcome extends EmitOutcome {
 
 /**
  * Runs a stored source with `event`, in its invocation queue (`source_busy`, 429, when the queue
- * is full): the sandbox's `run`, its logs written, its emits through the pipeline, an `invocation`
- * event for observers. A component error is in `result.error`, not thrown. @internal
+ * is full): the sandbox's `run`, then its logs written, its emits through the pipeline, an
+ * `invocation` event for observers. A component error is in `result.error`, not thrown. @internal
  */
-export function runSource(
+export async function runSource(
   ctx: EngineContext,
   source: DeployedComponent,
   event: unknown,
   trigger: RunTrigger,
 ): Promise<RunOutcome> {
-  return ctx.mounts.exclusive(source.id, async () => {
-    const component = await componentOrThrow(ctx, source.workspaceId, source.savedComponentId);
+  const ran = await ctx.mounts.exclusive(source.id, async () => {
+    const component = await ctx.mounts.component(source.workspaceId, source.savedComponentId);
     const mounted = await ctx.mounts.mounted(source);
     const result = await mounted.run(event);
-    await writeLogs(ctx, source.workspaceId, source.id, result.logs);
-    const outcome = await storeEmits(ctx, source, component.description, result.emits);
-    ctx.notify("invocation", {
-      workspaceId: source.workspaceId,
-      sourceId: source.id,
-      kind: "run",
-      trigger,
-      durationMs: result.durationMs,
-      ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
-    });
-    return { result, ...outcome };
+    const store = async (): Promise<RunOutcome> => {
+      await writeLogs(ctx, source.workspaceId, source.id, result.logs);
+      const outcome = await storeEmits(ctx, source, component.description, result.emits);
+      ctx.notify("invocation", {
+        workspaceId: source.workspaceId,
+        sourceId: source.id,
+        kind: "run",
+        trigger,
+        durationMs: result.durationMs,
+        ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
+      });
+      return { result, ...outcome };
+    };
+    // Entered before the sandbox queue moves on, so the ordered queue keeps invocation order.
+    const stored = component.description.dedupe
+      ? ctx.mounts.exclusive(`${source.id}\u0000store`, store, { bounded: false })
+      : store();
+    stored.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+    return { stored: ctx.mounts.track(stored) };
   });
+  return ran.stored;
 }
