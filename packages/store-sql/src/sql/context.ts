@@ -7,6 +7,7 @@ import { StoreError } from "@hookline/store";
 import { encodeText } from "@hookline/store/adapter";
 import type { SqlNotifier } from "../_notify.js";
 import { type SqlClient, type SqlRow, withTransaction } from "../clients.js";
+import { createGroupCommit, type GroupCommit } from "./group-commit.js";
 
 /** What the sub-stores of one SQL store share. */
 export interface SqlContext {
@@ -28,6 +29,11 @@ export interface SqlContext {
   one(text: string, params?: unknown[]): Promise<SqlRow | undefined>;
   /** Runs `fn` in a transaction (after checking the store is open). */
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in the next shared transaction of the group commit (see group-commit.ts): for
+   * writes that many callers make at once (emits, delivery outcomes and attempts).
+   */
+  grouped: GroupCommit;
   /**
    * A select-list item that sends a "deliveries are due" notice when `condition` holds (on commit),
    * appending its parameters to `params`; `NULL` when notifications are off.
@@ -61,6 +67,10 @@ export function createSqlContext(
       throw error;
     }
   };
+  const transaction = <T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> => {
+    open();
+    return withTransaction(client, fn);
+  };
   return {
     client,
     clock,
@@ -68,10 +78,8 @@ export function createSqlContext(
     open,
     run,
     one: async (text, params) => (await run(text, params))[0],
-    transaction(fn) {
-      open();
-      return withTransaction(client, fn);
-    },
+    transaction,
+    grouped: createGroupCommit(transaction),
     notifyDueWhen(condition, params) {
       if (!notifier) return "NULL";
       params.push(notifier.channel, notifier.duePayload());

@@ -147,74 +147,19 @@ async function write(c: SqlContext, tx: SqlClient, input: Prepared): Promise<App
   return events;
 }
 
-/** A queued commit and its caller. */
-interface Waiting {
-  input: Prepared;
-  resolve: (events: AppendedEvent[]) => void;
-  reject: (error: unknown) => void;
-}
-
 /**
- * The emits of a SQL store, with group commit: commits asked for while one is being written wait,
- * and are all written in the next transaction as soon as the previous one returns ("commit what is
- * queued"), each caller answered once its own events are durable. One transaction (one WAL flush)
- * then carries the emits of every concurrent invocation. When a statement of a group fails, the
- * transaction is rolled back and each commit of the group is written again on its own, so that one
- * refused commit never fails the others.
+ * The emits of a SQL store. Commits go through the store's group commit (see group-commit.ts): the
+ * emits of concurrent invocations are written in one transaction, each caller answered once its
+ * own events are committed.
  */
 export function sqlEmits(c: SqlContext): EmitStore {
-  let queue: Waiting[] = [];
-  let writing = false;
-
-  /** Writes `group` in one transaction; on a statement failure, each of them alone. */
-  async function flush(group: Waiting[]): Promise<void> {
-    let statementFailed = false;
-    try {
-      const results = await c.transaction(async (tx) => {
-        const out: AppendedEvent[][] = [];
-        try {
-          for (const waiting of group) out.push(await write(c, tx, waiting.input));
-        } catch (error) {
-          statementFailed = true;
-          throw error;
-        }
-        return out;
-      });
-      for (const [i, waiting] of group.entries()) waiting.resolve(results[i] ?? []);
-    } catch (error) {
-      // A statement failed, so nothing of the group was committed: retry each commit alone. A failed
-      // COMMIT (outcome unknown) is reported to every caller instead, never written twice.
-      if (group.length === 1 || !statementFailed) {
-        for (const waiting of group) waiting.reject(error);
-        return;
-      }
-      for (const waiting of group) await flush([waiting]);
-    }
-  }
-
-  async function drain(): Promise<void> {
-    writing = true;
-    try {
-      while (queue.length > 0) {
-        const group = queue;
-        queue = [];
-        await flush(group);
-      }
-    } finally {
-      writing = false;
-    }
-  }
-
   return {
     async commit(input) {
       c.open();
       // Everything that can be refused is checked before the transaction starts.
       const prepared = prepare(c, input);
       if (prepared.rows.length === 0 && prepared.dedupe === undefined) return [];
-      return new Promise<AppendedEvent[]>((resolve, reject) => {
-        queue.push({ input: prepared, resolve, reject });
-        if (!writing) void drain();
-      });
+      return c.grouped((tx) => write(c, tx, prepared));
     },
   };
 }

@@ -184,24 +184,29 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
         // Released as due now (such as by a stopping worker): wake the other workers.
         text = `WITH done AS (${text}) SELECT id, ${c.notifyDueWhen("state = 'pending'", params)} AS noted FROM done`;
       }
-      const rows = await c.run(text, params);
+      // Through the group commit: the outcomes of concurrent deliveries share one transaction.
+      const rows = await c.grouped((tx) => c.run(text, params, undefined, tx));
       return rows.length > 0;
     },
     async recordAttempt(input) {
       const row = newAttempt(input);
-      await c.run(
-        `INSERT INTO attempts (id, delivery_id, workspace_id, at, status, duration_ms, response_excerpt, error)
+      await c.grouped((tx) =>
+        c.run(
+          `INSERT INTO attempts (id, delivery_id, workspace_id, at, status, duration_ms, response_excerpt, error)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          row.id,
-          row.deliveryId,
-          row.workspaceId,
-          row.at,
-          row.status ?? null,
-          row.durationMs,
-          row.responseExcerpt ?? null,
-          row.error ?? null,
-        ],
+          [
+            row.id,
+            row.deliveryId,
+            row.workspaceId,
+            row.at,
+            row.status ?? null,
+            row.durationMs,
+            row.responseExcerpt ?? null,
+            row.error ?? null,
+          ],
+          undefined,
+          tx,
+        ),
       );
       return row;
     },
