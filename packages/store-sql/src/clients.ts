@@ -1,5 +1,6 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type { Client, ClientConfig, Pool, PoolClient } from "pg";
+import { createDataDirApart, PGLITE_START_PARAMS } from "./_pglite-settings.js";
 import { lockDataDir } from "./data-dir-lock.js";
 
 /** A result row as a driver returns it: column name to value. */
@@ -272,7 +273,9 @@ export function pgPoolClient(pool: Pool, options: PgPoolClientOptions = {}): Sql
 
 /**
  * Opens a PGlite database: in memory when `dataDir` is absent, otherwise persisted in that
- * directory. Opening takes a moment (the Postgres WebAssembly module starts). A directory is locked
+ * directory. Opening takes a moment (the Postgres WebAssembly module starts). Postgres runs with
+ * `shared_buffers` of 16 MB (its default is 128 MB), and a new directory is created by a short-lived
+ * child process, so that the memory `initdb` takes stays out of this process. A directory is locked
  * while open (see {@link lockDataDir}): a second process opening it gets a {@link DataDirLockedError}
  * naming the holder; `db.close()` releases the lock.
  *
@@ -288,11 +291,13 @@ export function pgPoolClient(pool: Pool, options: PgPoolClientOptions = {}): Sql
  */
 export async function openPglite(dataDir?: string): Promise<PGlite> {
   const { PGlite } = await import("@electric-sql/pglite");
-  if (dataDir === undefined) return PGlite.create();
+  const startParams = [...PGLITE_START_PARAMS];
+  if (dataDir === undefined) return PGlite.create({ startParams });
   const lock = await lockDataDir(dataDir);
   let db: PGlite;
   try {
-    db = await PGlite.create(dataDir);
+    await createDataDirApart(dataDir);
+    db = await PGlite.create(dataDir, { startParams });
   } catch (error) {
     await lock.release();
     throw error;
