@@ -20,6 +20,11 @@ export interface SqlClient {
    */
   transaction?<T>(fn: (client: SqlClient) => Promise<T>): Promise<T>;
   /**
+   * How many transactions may run at once (a pool's connections); 1 when absent. The store's group
+   * commit writes up to this many groups side by side.
+   */
+  parallelTransactions?: number;
+  /**
    * Starts listening on a notification `channel` (Postgres `LISTEN`), on a connection of its own
    * when the driver needs one: `onNotify` gets each payload sent with `NOTIFY`/`pg_notify` on that
    * channel; `onLost` is called once if the connection breaks (the listener is then dead: call
@@ -232,7 +237,10 @@ export function pgPoolClient(pool: Pool, options: PgPoolClientOptions = {}): Sql
   const checkMs = options.listenCheckMs ?? LISTEN_CHECK_MS;
   // pg-pool keeps the client class it makes connections with (pg.Client, or the pool's `Client` option).
   const ClientClass = (pool as unknown as { Client?: new (config: ClientConfig) => Client }).Client;
+  // Half the pool for grouped writes, the rest for claims and reads (pg's default pool is 10).
+  const poolMax = (pool.options as { max?: number } | undefined)?.max ?? 10;
   const client: SqlClient = {
+    parallelTransactions: Math.max(1, Math.floor(poolMax / 2)),
     async query(text, params) {
       const result = await pool.query(text, params);
       return { rows: result.rows as SqlRow[] };

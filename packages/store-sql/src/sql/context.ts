@@ -79,7 +79,7 @@ export function createSqlContext(
     run,
     one: async (text, params) => (await run(text, params))[0],
     transaction,
-    grouped: createGroupCommit(transaction),
+    grouped: createGroupCommit(transaction, client.parallelTransactions ?? 1),
     notifyDueWhen(condition, params) {
       if (!notifier) return "NULL";
       params.push(notifier.channel, notifier.duePayload());

@@ -27,12 +27,15 @@ const MAX_GROUP = 256;
  * caller of the group instead, never written twice.
  *
  * @param transaction - Runs `fn` in one transaction (the store's `c.transaction`).
+ * @param concurrency - Groups written at once: 1 for a single connection (PGlite); more over a pool,
+ *   where one group at a time would make writers that could run side by side wait for each other.
  */
 export function createGroupCommit(
   transaction: <T>(fn: (tx: SqlClient) => Promise<T>) => Promise<T>,
+  concurrency = 1,
 ): GroupCommit {
   let queue: Waiting[] = [];
-  let writing = false;
+  let active = 0;
 
   async function flush(group: Waiting[]): Promise<void> {
     let workFailed = false;
@@ -57,22 +60,22 @@ export function createGroupCommit(
     }
   }
 
-  async function drain(): Promise<void> {
-    writing = true;
-    try {
-      while (queue.length > 0) {
-        const group = queue.slice(0, MAX_GROUP);
-        queue = queue.slice(MAX_GROUP);
-        await flush(group);
-      }
-    } finally {
-      writing = false;
+  /** Starts a group with what is queued while fewer than `concurrency` are being written. */
+  function pump(): void {
+    while (active < concurrency && queue.length > 0) {
+      const group = queue.slice(0, MAX_GROUP);
+      queue = queue.slice(MAX_GROUP);
+      active++;
+      void flush(group).finally(() => {
+        active--;
+        pump();
+      });
     }
   }
 
   return <T>(work: (tx: SqlClient) => Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!writing) void drain();
+      pump();
     });
 }
