@@ -232,6 +232,8 @@ export async function updateSource(
   return ctx.mounts.exclusive(
     id,
     async () => {
+      // Runs before this change store their events first (their store work is outside the queue).
+      await ctx.mounts.settled(id);
       // Read again inside the queue: an earlier queued change may have changed it.
       const current = await sourceOrThrow(ctx, workspaceId, id);
       const previous = await componentOrThrow(ctx, workspaceId, current.savedComponentId);
@@ -320,6 +322,8 @@ export async function deleteSource(
   return ctx.mounts.exclusive(
     id,
     async () => {
+      // Runs before the delete store their events first (their store work is outside the queue).
+      await ctx.mounts.settled(id);
       const source = await sourceOrThrow(ctx, workspaceId, id);
       const warnings: string[] = [];
       if (source.active) {

@@ -82,8 +82,13 @@ export interface Mounts {
   sourceByEndpoint(endpointId: string): Promise<DeployedComponent | undefined>;
   /** Forgets a source's cached record (after it changed or was deleted). */
   forget(sourceId: string): void;
-  /** Keeps `work` (store work of a run done outside the queue) until it settles, for {@link Mounts.drain}. */
-  track<T>(work: Promise<T>): Promise<T>;
+  /**
+   * Keeps `work` (the store work of a run of `key`, done outside the queue) until it settles, for
+   * {@link Mounts.drain} and {@link Mounts.settled}.
+   */
+  track<T>(key: string, work: Promise<T>): Promise<T>;
+  /** Resolves once the tracked store work of `key` started so far has settled (lifecycle changes wait for it). */
+  settled(key: string): Promise<void>;
   /** Resolves once every queued task has finished. */
   drain(): Promise<void>;
   /** Disposes every cached sandbox. */
@@ -195,7 +200,7 @@ export function createMounts(deps: MountsDeps): Mounts {
   const fetch = fetchBridge(deps.transport);
   const components = new Map<string, SavedComponent>();
   const byEndpoint = new Map<string, { source: DeployedComponent | undefined; at: number }>();
-  const inFlight = new Set<Promise<unknown>>();
+  const inFlight = new Map<string, Set<Promise<unknown>>>();
 
   async function component(workspaceId: string, id: string): Promise<SavedComponent> {
     const key = `${workspaceId}\u0000${id}`;
@@ -323,17 +328,27 @@ export function createMounts(deps: MountsDeps): Mounts {
       return source;
     },
     forget,
-    track(work) {
-      inFlight.add(work);
+    track(key, work) {
+      let works = inFlight.get(key);
+      if (!works) {
+        works = new Set();
+        inFlight.set(key, works);
+      }
+      const own = works;
+      own.add(work);
       const done = () => {
-        inFlight.delete(work);
+        own.delete(work);
+        if (own.size === 0 && inFlight.get(key) === own) inFlight.delete(key);
       };
       work.then(done, done);
       return work;
     },
+    async settled(key) {
+      await Promise.allSettled([...(inFlight.get(key) ?? [])]);
+    },
     async drain() {
       await Promise.all([...lanes.values()].map((lane) => lane.tail));
-      await Promise.allSettled([...inFlight]);
+      await Promise.allSettled([...inFlight.values()].flatMap((works) => [...works]));
     },
     disposeAll() {
       for (const id of [...cache.keys()]) unmount(id);

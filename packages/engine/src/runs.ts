@@ -54,7 +54,7 @@ export async function runSource(
       ? ctx.mounts.exclusive(`${source.id}\u0000store`, store, { bounded: false })
       : store();
     stored.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
-    return { stored: ctx.mounts.track(stored) };
+    return { stored: ctx.mounts.track(source.id, stored) };
   });
   return ran.stored;
 }
