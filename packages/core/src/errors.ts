@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   invalid_timer: 422,
   invalid_registry_key: 422,
   invalid_version: 422,
+  invalid_workflow: 422,
 
   // Loading component code (@hookline/runtime).
   bundle_failed: 422,

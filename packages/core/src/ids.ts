@@ -18,6 +18,8 @@ export const ID_PREFIXES = {
   emit: "evt",
   delivery: "dlv",
   attempt: "att",
+  workflow: "p",
+  execution: "exe",
 } as const;
 
 /** One of {@link ID_PREFIXES}' values. */

@@ -17,6 +17,7 @@ export { REGISTRY_KEY, type RegistryVisibility } from "./registry-rules.js";
 export * from "./respond.js";
 export * from "./schemas.js";
 export * from "./slug.js";
+export * from "./templates.js";
 export * from "./timers.js";
 export {
   type ComponentCheck,
@@ -30,3 +31,4 @@ export {
   type PropValuesResult,
   validatePropValues,
 } from "./validate-prop-values.js";
+export * from "./workflows.js";

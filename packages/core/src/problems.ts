@@ -29,6 +29,12 @@ export const PROBLEM_CODES = {
   invalid_timer:
     "A timer configuration is not `{ intervalSeconds }` or `{ cron, timezone? }`, or the cron expression does not parse.",
   unknown_prop: "A value is given for a prop the component does not declare.",
+  invalid_trigger:
+    "A workflow's trigger is not one of `http`, `timer`, `source` or `manual`, or one of its fields is wrong.",
+  invalid_step_name: "A workflow step's name does not match `^[A-Za-z_][A-Za-z0-9_]*$`.",
+  reserved_step_name: "A workflow step is named `trigger`, which is reserved for the trigger's event.",
+  duplicate_step_name: "Two steps of a workflow have the same name.",
+  invalid_expression: "A `{{ ... }}` expression in a step's prop value is not closed or is empty.",
 } as const;
 
 /** A stable problem code. */

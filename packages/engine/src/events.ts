@@ -3,7 +3,7 @@
  * with `hookline.events.on(type, handler)`. Handlers run synchronously after the change is stored;
  * a throwing handler is isolated and does not fail the operation.
  */
-import type { LogLine, StoredEvent } from "@hookline/store";
+import type { ExecutionStatus, LogLine, StoredEvent } from "@hookline/store";
 
 /** Event payloads by type. */
 export type HooklineEvents = {
@@ -41,5 +41,21 @@ export type HooklineEvents = {
     trigger?: "http" | "timer" | "manual";
     durationMs: number;
     error?: { code: string; message: string };
+  };
+  /** A workflow execution changed status: accepted (`queued`/`running`), then its end. */
+  execution: {
+    workspaceId: string;
+    workflowId: string;
+    executionId: string;
+    status: ExecutionStatus;
+  };
+  /** A workflow step called `$.send.sse(payload)`: what the workflow's SSE stream sends. */
+  sse: {
+    workspaceId: string;
+    workflowId: string;
+    executionId: string;
+    step: string;
+    payload: unknown;
+    ts: number;
   };
 };

@@ -41,6 +41,8 @@ import {
 } from "./types.js";
 import { componentView } from "./views.js";
 import { createUrlWarner, createWebhooksApi, type SubscriptionsApi, type WebhooksApi } from "./webhooks.js";
+import { createWorkflows } from "./workflows/api.js";
+import type { EnvApi, WorkflowsApi } from "./workflows/types.js";
 import { type ApiKeysApi, createApiKeysApi, createWorkspacesApi, type WorkspacesApi } from "./workspaces.js";
 
 /** The Hookline engine. */
@@ -63,8 +65,35 @@ export interface Hookline {
   readonly sources: SourcesApi;
   /** Webhooks: where events are delivered. */
   readonly webhooks: WebhooksApi;
-  /** Subscriptions: which webhook gets which source's events. */
+  /** Subscriptions: which webhook gets which source's (or workflow's) events. */
   readonly subscriptions: SubscriptionsApi;
+  /**
+   * Workflows (`p_...`): a trigger (HTTP, timer, source, manual) and ordered action steps; their
+   * executions (`exe_...`) and what they emit.
+   *
+   * @example
+   * ```ts
+   * const wf = await hookline.workflows.create(ws.id, {
+   *   name: "double",
+   *   trigger: { type: "manual" },
+   *   steps: [{ name: "double", component_code:
+   *     "export default defineComponent({ async run({ steps, $ }) { $.export('$summary', 'doubled'); return steps.trigger.event.n * 2 } })" }],
+   * });
+   * const exe = await hookline.workflows.run(ws.id, wf.id, { event: { n: 21 } });
+   * exe.steps[0]?.returnValue; // 42
+   * ```
+   */
+  readonly workflows: WorkflowsApi;
+  /**
+   * The workspace's environment variables, read by workflow expressions as `{{process.env.NAME}}`;
+   * values encrypted at rest and never returned.
+   *
+   * @example
+   * ```ts
+   * await hookline.env.set(ws.id, "GREETING", "hello");
+   * ```
+   */
+  readonly env: EnvApi;
   /**
    * The HTTP-interface ingress: `/http/{endpointId}[/...]`. Needs no API key. When the source
    * already has `limits.maxQueuedInvocations` invocations waiting, the answer is 429
@@ -205,7 +234,14 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     },
     wakeWorker,
   };
-  const timerLoop = createTimerLoop(() => tick(ctx), options.timerPollMs ?? 1000);
+  // Source triggers: the workflows listening to a source hear its events stored on this node.
+  const workflows = createWorkflows(ctx, (handler) =>
+    events.on("emit", (e) => {
+      if (!e.remote) handler(e.workspaceId, e.sourceId, e.event);
+    }),
+  );
+  const runTick = () => tick(ctx, (timer) => workflows.tick(timer));
+  const timerLoop = createTimerLoop(runTick, options.timerPollMs ?? 1000);
   // With its own transport the engine knows the SSRF guard's settings and warns of refused URLs.
   const { webhooks, subscriptions } = createWebhooksApi(
     store,
@@ -233,8 +269,10 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     sources: createSourcesApi(ctx),
     webhooks,
     subscriptions,
-    ingress: (endpointId, request) => handleIngress(ctx, endpointId, request),
-    timers: { tick: () => tick(ctx) },
+    workflows: workflows.api,
+    env: workflows.env,
+    ingress: (endpointId, request) => handleIngress(ctx, endpointId, request, workflows.ingress),
+    timers: { tick: runTick },
     retention: { sweep: () => ctx.retention.sweep() },
     worker,
     start() {
@@ -243,6 +281,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
         if (closed) return;
         worker?.start();
         timerLoop.start();
+        workflows.start(options.timerPollMs ?? 1000);
       })();
       return started;
     },
@@ -251,6 +290,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       await fanout.close();
       timerLoop.stop();
       await ctx.mounts.drain();
+      await workflows.close();
       await ctx.retention.close();
       await worker?.stop();
       ctx.mounts.disposeAll();

@@ -1,4 +1,5 @@
-import type { HttpEvent } from "@hookline/core";
+import type { HttpEvent, RespondValue } from "@hookline/core";
+import type { IngressResponse } from "./types.js";
 
 /** An HTTP request reaching a source's endpoint, as the HTTP adapter hands it to the engine. */
 export interface IngressRequest {
@@ -67,4 +68,24 @@ export function toHttpEvent(request: IngressRequest): HttpEvent {
     bodyRaw,
     body: parseBody(bodyRaw, headers["content-type"]),
   };
+}
+
+/**
+ * The reply a validated `respond()` / `$.respond()` call asks for: objects as JSON (with a JSON
+ * content type unless one is given), `{ $bytes }` as bytes, strings as they are. @internal
+ */
+export function replyOf(value: RespondValue): IngressResponse {
+  const headers: Record<string, string> = { ...value.headers };
+  let body: string | Uint8Array = "";
+  const raw = value.body as unknown;
+  if (raw && typeof raw === "object" && "$bytes" in (raw as object)) {
+    body = Buffer.from(String((raw as { $bytes: string }).$bytes), "base64");
+  } else if (typeof raw === "string") body = raw;
+  else if (raw !== undefined) {
+    body = JSON.stringify(raw);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
+      headers["content-type"] = "application/json";
+    }
+  }
+  return { status: value.status, headers, body };
 }

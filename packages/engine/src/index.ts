@@ -54,4 +54,15 @@ export {
   type WebhooksApi,
   type WebhookView,
 } from "./webhooks.js";
+export type {
+  EnvApi,
+  EnvVarView,
+  ExecutionView,
+  ListOptions as WorkflowListOptions,
+  RunWorkflowOptions,
+  WorkflowsApi,
+  WorkflowTriggerView,
+  WorkflowUpdate,
+  WorkflowView,
+} from "./workflows/types.js";
 export type { ApiKeysApi, WorkspacesApi } from "./workspaces.js";

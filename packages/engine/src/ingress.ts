@@ -6,7 +6,7 @@
  */
 import { HooklineError, validateRespond } from "@hookline/core";
 import type { EngineContext } from "./context.js";
-import { type IngressRequest, toHttpEvent } from "./http-event.js";
+import { type IngressRequest, replyOf, toHttpEvent } from "./http-event.js";
 import { runSource } from "./runs.js";
 import { systemLog } from "./source-logs.js";
 import type { IngressResponse } from "./types.js";
@@ -33,28 +33,20 @@ async function respondReply(
     await systemLog(ctx, source, "error", `invalid_respond: ${message}`);
     return json(502, { error: { code: "invalid_respond", message } });
   }
-  const headers: Record<string, string> = { ...value.headers };
-  let body: string | Uint8Array = "";
-  const raw = value.body as unknown;
-  if (raw && typeof raw === "object" && "$bytes" in (raw as object)) {
-    body = Buffer.from(String((raw as { $bytes: string }).$bytes), "base64");
-  } else if (typeof raw === "string") body = raw;
-  else if (raw !== undefined) {
-    body = JSON.stringify(raw);
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
-      headers["content-type"] = "application/json";
-    }
-  }
-  return { status: value.status, headers, body };
+  return replyOf(value);
 }
 
-/** Answers one request to a source's endpoint. @internal */
+/** Answers one request to a source's endpoint, or through `other` (a workflow's endpoint). @internal */
 export async function handleIngress(
   ctx: EngineContext,
   endpointId: string,
   request: IngressRequest,
+  other?: (endpointId: string, request: IngressRequest) => Promise<IngressResponse | undefined>,
 ): Promise<IngressResponse> {
   const source = await ctx.mounts.sourceByEndpoint(endpointId);
+  // Not a source's endpoint: perhaps a workflow's (workflows/triggers.ts).
+  const answered = source ? undefined : await other?.(endpointId, request);
+  if (answered) return answered;
   if (!source?.active) {
     return json(404, {
       error: {

@@ -123,7 +123,7 @@ export async function flushStaged(store: Store, sourceId: string, staged: Staged
 }
 
 /** The `fetch` bridge: components' outbound HTTP through the engine's (SSRF-guarded) transport. */
-function fetchBridge(transport: Transport): NonNullable<HostBridges["fetch"]> {
+export function fetchBridge(transport: Transport): NonNullable<HostBridges["fetch"]> {
   return async (request: BridgeRequest): Promise<BridgeResponse> => {
     const body =
       request.body === undefined

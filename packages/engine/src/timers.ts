@@ -11,7 +11,7 @@ import {
   type TimerConfig,
   timerEvent,
 } from "@hookline/core";
-import type { DeployedComponent } from "@hookline/store";
+import type { DeployedComponent, Timer } from "@hookline/store";
 import { componentOrThrow, type EngineContext } from "./context.js";
 import { timerPropOf } from "./interfaces.js";
 import { runSource } from "./runs.js";
@@ -51,8 +51,14 @@ export function manualTimerEvent(
   return name ? timerEvent(source.props[name] as TimerConfig, ctx.clock.now()) : undefined;
 }
 
-/** Runs every timer due now, once each; resolves with how many fired. @internal */
-export async function tick(ctx: EngineContext): Promise<number> {
+/**
+ * Runs every timer due now, once each; resolves with how many fired. Timers of workflows (`p_`)
+ * go to `workflowTick`. @internal
+ */
+export async function tick(
+  ctx: EngineContext,
+  workflowTick?: (timer: Timer) => Promise<boolean>,
+): Promise<number> {
   const now = ctx.clock.now();
   const due = await ctx.store.queue.timers.claim({
     now,
@@ -62,6 +68,10 @@ export async function tick(ctx: EngineContext): Promise<number> {
   });
   let fired = 0;
   for (const timer of due) {
+    if (timer.componentId.startsWith("p_") && workflowTick) {
+      if (await workflowTick(timer).catch(() => false)) fired++;
+      continue;
+    }
     const source = await ctx.store.deployedComponents.get(timer.workspaceId, timer.componentId);
     if (!source?.active) {
       await ctx.store.timers.delete(timer.componentId);

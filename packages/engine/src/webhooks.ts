@@ -300,7 +300,11 @@ export function createWebhooksApi(
 
   const subscriptions: SubscriptionsApi = {
     async create(workspaceId, input) {
-      if (!(await store.deployedComponents.get(workspaceId, input.emitterId))) {
+      // An emitter is a source (`dc_`) or a workflow (`p_`: `$.send.emit`, and `$errors`).
+      const emitter = input.emitterId.startsWith("p_")
+        ? await store.workflows?.get(workspaceId, input.emitterId)
+        : await store.deployedComponents.get(workspaceId, input.emitterId);
+      if (!emitter) {
         throw new HooklineError("not_found", `No emitter ${input.emitterId} in this workspace`);
       }
       if (!(await store.webhooks.get(workspaceId, input.listenerId))) {

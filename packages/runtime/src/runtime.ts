@@ -15,6 +15,7 @@ import { type PackagesOptions, packageResolvers } from "./bundler/packages.js";
 import type { Bundler, PackageResolver } from "./bundler/types.js";
 import { DEFAULT_LIMITS, type GuestResult, Sandbox } from "./sandbox/sandbox.js";
 import type {
+  ActionRunOptions,
   HostBridges,
   InvocationResult,
   Limits,
@@ -242,8 +243,14 @@ class MountedInstance implements MountedComponent {
     return this.enqueue("run", { event }, this.limits.runTimeoutMs);
   }
 
-  runAction(steps: Record<string, unknown> = {}): Promise<InvocationResult> {
-    return this.enqueue("action", { steps }, this.limits.runTimeoutMs);
+  runAction(steps: Record<string, unknown> = {}, options: ActionRunOptions = {}): Promise<InvocationResult> {
+    const arg: Record<string, unknown> = { steps };
+    if (options.props) arg.props = options.props;
+    if (options.exprs && options.exprs.length > 0) {
+      arg.exprs = options.exprs;
+      arg.env = options.env ?? {};
+    }
+    return this.enqueue("action", arg, this.limits.runTimeoutMs);
   }
 
   hook(name: "deploy" | "activate" | "deactivate"): Promise<InvocationResult> {

@@ -180,6 +180,28 @@ export interface InvocationResult {
   durationMs: number;
 }
 
+/** One `{{ }}` expression-bearing prop value of a workflow step (see {@link ActionRunOptions}). */
+export interface StepExpression {
+  /** Where the value goes in the props: `["text"]`, `["headers", "x-key"]`, `["ids", 0]`. */
+  path: (string | number)[];
+  /** Text and expressions (`{ code }`), in order, as core's `parseTemplate` splits them. */
+  parts: (string | { code: string })[];
+  /** One whole expression: the value keeps its type. Otherwise the parts are joined as text. */
+  whole: boolean;
+  /** How errors name the value, such as `configured_props.text`. */
+  label: string;
+}
+
+/** Per-run options of {@link MountedComponent.runAction} (workflow steps). */
+export interface ActionRunOptions {
+  /** The prop values of this run, resolved by the caller (as {@link MountOptions.props}). */
+  props?: Record<string, unknown>;
+  /** Expressions evaluated in the sandbox and set into `props` before `run`. */
+  exprs?: StepExpression[];
+  /** The environment variables the expressions read, as `process.env.NAME`. */
+  env?: Record<string, string>;
+}
+
 /** Arguments of an async options call: SPEC's `{ page, prevContext, query }`. */
 export interface OptionsArgs {
   page?: number;
@@ -195,8 +217,12 @@ export interface MountedComponent {
   readonly description: ComponentDescription;
   /** Source: `run(event)`. Action: `run({ $, steps })` with `event` as `steps` (see {@link MountedComponent.runAction}). */
   run(event: unknown): Promise<InvocationResult>;
-  /** Action: `run({ $, steps })`. */
-  runAction(steps?: Record<string, unknown>): Promise<InvocationResult>;
+  /**
+   * Action: `run({ $, steps })`. A workflow step passes `options`: its prop values for this run
+   * (bound to `this` instead of the mount's) and the `{{ }}` expressions to evaluate over `steps`
+   * and `env` in the sandbox first.
+   */
+  runAction(steps?: Record<string, unknown>, options?: ActionRunOptions): Promise<InvocationResult>;
   /** Runs a lifecycle hook; a hook the component does not define does nothing. */
   hook(name: "deploy" | "activate" | "deactivate"): Promise<InvocationResult>;
   /**

@@ -23,3 +23,4 @@ export {
 } from "./rows.js";
 export { compareText, decodeText, encodeText, jsonText, utf8Length } from "./text.js";
 export { compareVersions, newestComponent } from "./versions.js";
+export { isFinalStatus, newExecution, newWorkflow } from "./workflow-rows.js";

@@ -19,6 +19,7 @@ import { createMemoryState, type MemoryStoreOptions } from "./state.js";
 import { memorySubscriptions } from "./subscriptions.js";
 import { memoryTimers } from "./timers.js";
 import { memoryWebhooks } from "./webhooks.js";
+import { memoryEnv, memoryExecutionQueue, memoryExecutions, memoryWorkflows } from "./workflows.js";
 import { memoryWorkspaces } from "./workspaces.js";
 
 export type { MemoryStoreOptions } from "./state.js";
@@ -54,7 +55,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     timers: memoryTimers(s),
     deliveries: memoryDeliveries(s),
     settings: memorySettings(s),
-    queue: memoryQueue(s),
+    queue: { ...memoryQueue(s), executions: memoryExecutionQueue(s) },
+    workflows: memoryWorkflows(s),
+    executions: memoryExecutions(s),
+    env: memoryEnv(s),
     notifications: {
       subscribe(listener) {
         const own = (notice: StoreNotice) => listener(notice);

@@ -10,6 +10,8 @@ import {
   type Delivery,
   type DeliveryState,
   type DeployedComponent,
+  type EnvVar,
+  type Execution,
   type LogLine,
   type SavedComponent,
   type StoredEvent,
@@ -18,6 +20,7 @@ import {
   type Subscription,
   type Timer,
   type Webhook,
+  type Workflow,
   type Workspace,
 } from "../types/index.js";
 import { createDueHeap, type DueHeap } from "./due-heap.js";
@@ -56,6 +59,10 @@ export interface MemoryState {
   readonly deliveries: Map<string, Delivery>;
   readonly attempts: Map<string, Attempt[]>;
   readonly settings: Map<string, string>;
+  readonly workflows: Map<string, Workflow>;
+  readonly executions: Map<string, Execution>;
+  /** Environment variables by `workspaceId + "\0" + name`. */
+  readonly env: Map<string, EnvVar>;
   /** Ids of deliveries that are pending, paused or in flight (the hot paths ignore finished ones). */
   readonly openDeliveries: Set<string>;
   /** Ids of deliveries in flight. */
@@ -138,6 +145,9 @@ export function createMemoryState(options: MemoryStoreOptions): MemoryState {
     deliveries,
     attempts: new Map(),
     settings: new Map(),
+    workflows: new Map(),
+    executions: new Map(),
+    env: new Map(),
     openDeliveries,
     deliveringIds,
     due: createDueHeap(deliveries),

@@ -55,7 +55,7 @@ export interface AppendedEvent extends StoredEvent {
 export interface EmitCommitInput {
   /** Owning workspace. */
   workspaceId: string;
-  /** The deployed component that emitted (the emitter of the events). */
+  /** The deployed component, or the `p_` workflow (`$.send.emit`), that emitted: the emitter. */
   componentId: string;
   /** The events, oldest first (possibly none, to write only the dedupe state). */
   events: EventInput[];

@@ -11,3 +11,4 @@ export * from "./queue.js";
 export * from "./store.js";
 export * from "./tenants.js";
 export * from "./webhooks.js";
+export * from "./workflows.js";

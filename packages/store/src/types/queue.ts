@@ -14,7 +14,7 @@ import type { Webhook } from "./webhooks.js";
 
 /** The next tick of a deployed component's timer. */
 export interface Timer {
-  /** The deployed component (one timer per component). */
+  /** The deployed component, or the `p_` workflow of a timer trigger (one timer per component). */
   componentId: string;
   /** Owning workspace. */
   workspaceId: string;

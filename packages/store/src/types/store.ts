@@ -5,6 +5,7 @@ import type { StoreNotifications } from "./notifications.js";
 import type { DeliveryStore, Queue, TimerStore } from "./queue.js";
 import type { AccountStore, ApiKeyStore, SettingsStore, WorkspaceStore } from "./tenants.js";
 import type { SubscriptionStore, WebhookStore } from "./webhooks.js";
+import type { EnvStore, ExecutionQueue, ExecutionStore, WorkflowStore } from "./workflows.js";
 
 /**
  * Everything Hookline persists. Implementations: the memory store (`createMemoryStore`), PGlite and
@@ -54,8 +55,21 @@ export interface Store {
   deliveries: DeliveryStore;
   /** Settings shared by the nodes using the store. */
   settings: SettingsStore;
-  /** What nodes claim: due deliveries and timer ticks. */
-  queue: Queue;
+  /** What nodes claim: due deliveries, timer ticks and (with workflows) queued executions. */
+  queue: Queue & {
+    /** Queued workflow executions (present together with {@link Store.executions}). */
+    executions?: ExecutionQueue;
+  };
+  /**
+   * Workflows (`p_...`). Optional while an adapter does not have them yet (the conformance suite's
+   * `workflows` capability); the engine's workflow API fails with `internal_error` naming the store
+   * without them. `workflows`, `executions`, `env` and `queue.executions` come together.
+   */
+  workflows?: WorkflowStore;
+  /** Workflow executions (`exe_...`) and their step records. */
+  executions?: ExecutionStore;
+  /** The workspace's environment variables (values encrypted by the caller). */
+  env?: EnvStore;
   /** Change notifications, when the implementation has them (see {@link StoreNotifications}). */
   notifications?: StoreNotifications;
   /** Releases resources; the store must not be used afterwards (calls fail with `closed`). */

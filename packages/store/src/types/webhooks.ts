@@ -101,7 +101,7 @@ export interface Subscription {
   id: string;
   /** Owning workspace. */
   workspaceId: string;
-  /** The emitting deployed component. */
+  /** The emitter: a deployed component (`dc_`) or a workflow (`p_`). */
   emitterId: string;
   /** The listener: a webhook (`wh_`) or a deployed component. */
   listenerId: string;

@@ -55,7 +55,11 @@ function emit(event, meta) {
 }
 
 function mount(propsJson) {
-  var configured = JSON.parse(propsJson);
+  bindProps(JSON.parse(propsJson));
+}
+
+// Builds `this` from configured prop values (at mount, and per action run given its own props).
+function bindProps(configured) {
   var def = definition;
   var self = {};
   var props = def.props || {};
@@ -102,8 +106,14 @@ function dispatch(kind, arg, rec) {
     if (typeof def.run !== "function") return emit(arg.event);
     return def.run.call(thisObj, arg.event);
   }
-  if (kind === "action")
+  if (kind === "action") {
+    // A workflow step: its own prop values this run, `{{ }}` expressions evaluated here first.
+    var props = arg.props;
+    if (arg.exprs)
+      props = load("component").evalExprs(props || {}, arg.exprs, arg.steps || {}, arg.env || {});
+    if (props) bindProps(props);
     return def.run.call(thisObj, { $: load("component").makeDollar(rec), steps: arg.steps || {} });
+  }
   if (kind === "hook") {
     var hook = def.hooks && def.hooks[arg.name];
     return typeof hook === "function" ? hook.call(thisObj) : undefined;

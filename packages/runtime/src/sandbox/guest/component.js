@@ -191,7 +191,61 @@
     return out;
   }
 
+  // Text of an expression's value inside mixed text: strings as they are, objects as JSON.
+  function asText(v) {
+    if (v === undefined || v === null) return "";
+    if (typeof v === "string") return v;
+    if (typeof v === "object") return JSON.stringify(v);
+    return String(v);
+  }
+
+  // Evaluates the `{{ }}` expressions of a step's props (each `{ path, parts, whole }`, parts being
+  // text or `{ code }`) over `steps` and `process.env` (only the names the host passed), and sets
+  // each result at its path in `props`. A failing expression fails the step (`expression_error`).
+  function evalExprs(props, exprs, steps, env) {
+    var proc = { env: Object.freeze(Object.assign({}, env)) };
+    for (var e of exprs) {
+      var values = [];
+      for (var part of e.parts) {
+        if (typeof part === "string") {
+          values.push(part);
+          continue;
+        }
+        try {
+          values.push(
+            new Function("steps", "process", '"use strict"; return (' + part.code + "\n);")(steps, proc),
+          );
+        } catch (err) {
+          var error = new Error(
+            "expression {{" +
+              part.code +
+              "}} in " +
+              e.label +
+              ": " +
+              (err && err.message ? err.message : String(err)),
+          );
+          error.name = "ExpressionError";
+          error.code = "expression_error";
+          throw error;
+        }
+      }
+      var value = e.whole
+        ? values.find((_v, i) => typeof e.parts[i] !== "string")
+        : values.map(asText).join("");
+      var target = props;
+      for (var i = 0; i < e.path.length - 1; i++) {
+        var k = e.path[i];
+        if (target[k] === null || typeof target[k] !== "object")
+          target[k] = typeof e.path[i + 1] === "number" ? [] : {};
+        target = target[k];
+      }
+      target[e.path[e.path.length - 1]] = value;
+    }
+    return props;
+  }
+
   return {
+    evalExprs: evalExprs,
     toJsonValue: toJsonValue,
     prop: prop,
     makeApp: makeApp,

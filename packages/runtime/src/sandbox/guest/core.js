@@ -33,6 +33,10 @@ function setGlobal(name, value) {
 setGlobal("global", G);
 setGlobal("__dirname", "/");
 setGlobal("__filename", "/component.js");
+// Pipedream's code steps: `export default defineComponent({ ... })` with no import.
+setGlobal("defineComponent", function defineComponent(component) {
+  return component;
+});
 // A global that loads its file on first read; assigning it replaces it like a plain global.
 function lazyGlobal(name, file) {
   Object.defineProperty(G, name, {

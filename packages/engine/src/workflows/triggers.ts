@@ -1,0 +1,105 @@
+/**
+ * The triggers of workflows: the HTTP endpoint (`/http/{endpoint_id}`, answered by `$.respond` or
+ * `{"success":true,"execution_id"}` once accepted), timers (on the store's timer queue, one tick per
+ * node cluster), and sources (every stored event of the listened source and channel).
+ */
+import { DEFAULT_CHANNEL, nextFireAt, planTick, type TimerConfig, timerEvent } from "@hookline/core";
+import type { StoredEvent, Timer, Workflow } from "@hookline/store";
+import type { EngineContext } from "../context.js";
+import { type IngressRequest, toHttpEvent } from "../http-event.js";
+import type { IngressResponse } from "../types.js";
+import type { Executor } from "./executor.js";
+import { wfStores } from "./stores.js";
+
+const json = (status: number, body: unknown): IngressResponse => ({
+  status,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+/** The timer configuration of a timer trigger. */
+function timerConfig(trigger: Record<string, unknown>): TimerConfig {
+  const { type: _t, ...config } = trigger;
+  return config as TimerConfig;
+}
+
+/** Schedules the workflow's timer when it is an active timer workflow, removes it otherwise. @internal */
+export async function scheduleWorkflowTimer(ctx: EngineContext, wf: Workflow): Promise<void> {
+  if (wf.trigger.type !== "timer" || !wf.active) {
+    await ctx.store.timers.delete(wf.id);
+    return;
+  }
+  await ctx.store.timers.upsert({
+    componentId: wf.id,
+    workspaceId: wf.workspaceId,
+    nextAt: nextFireAt(timerConfig(wf.trigger), ctx.clock.now()),
+  });
+}
+
+/** A claimed timer tick of a workflow: advanced, then queued as an execution; true when it fired. @internal */
+export async function workflowTick(ctx: EngineContext, executor: Executor, timer: Timer): Promise<boolean> {
+  const wf = await wfStores(ctx.store).workflows.get(timer.workspaceId, timer.componentId);
+  if (!wf?.active || wf.trigger.type !== "timer") {
+    await ctx.store.timers.delete(timer.componentId);
+    return false;
+  }
+  const config = timerConfig(wf.trigger);
+  const plan = planTick(config, timer.nextAt, ctx.clock.now());
+  if (!(await ctx.store.queue.timers.advance(wf.id, ctx.nodeId, timer.nextAt, plan.next))) return false;
+  if (!plan.fire) return false;
+  await executor.enqueue(wf, { trigger: "timer", event: timerEvent(config, timer.nextAt) });
+  return true;
+}
+
+/** Answers a request to a workflow's endpoint. @internal */
+export async function workflowIngress(
+  ctx: EngineContext,
+  executor: Executor,
+  wf: Workflow,
+  request: IngressRequest,
+): Promise<IngressResponse> {
+  if (!wf.active) {
+    return json(404, {
+      error: { code: "not_found", message: "This workflow is inactive: activate it to receive requests" },
+    });
+  }
+  const event = toHttpEvent(request);
+  const context = { trigger: "http", endpoint_id: wf.endpointId, ts: ctx.clock.now() };
+  if (wf.trigger.custom_response !== true) {
+    const exe = await executor.accept(wf, { trigger: "http", event, context });
+    return json(200, { success: true, execution_id: exe.id });
+  }
+  return new Promise<IngressResponse>((resolve, reject) => {
+    executor.runNow(wf, { trigger: "http", event, context }, { onRespond: resolve }).catch(reject);
+  });
+}
+
+/**
+ * Starts the workflows listening to a source on one of its stored events (this node's own emits:
+ * the node that stored an event starts its workflows). @internal
+ */
+export async function onSourceEvent(
+  ctx: EngineContext,
+  executor: Executor,
+  workspaceId: string,
+  sourceId: string,
+  event: StoredEvent,
+): Promise<void> {
+  const { workflows } = ctx.store;
+  if (!workflows || !sourceId.startsWith("dc_")) return;
+  for (const wf of await workflows.listBySource(workspaceId, sourceId)) {
+    if (((wf.trigger.event_name as string | undefined) ?? DEFAULT_CHANNEL) !== event.channel) continue;
+    await executor.enqueue(wf, {
+      trigger: "source",
+      event: event.body,
+      context: {
+        trigger: "source",
+        source_id: sourceId,
+        emit_id: event.id,
+        name: event.channel,
+        summary: event.summary,
+        ts: event.ts,
+      },
+    });
+  }
+}

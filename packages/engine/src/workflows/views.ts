@@ -1,0 +1,40 @@
+/** What the engine returns for workflows and executions (internal fields left out). @internal */
+import type { WorkflowStep, WorkflowTrigger } from "@hookline/core";
+import type { Execution, Workflow } from "@hookline/store";
+import { endpointUrl } from "../views.js";
+import type { ExecutionView, WorkflowTriggerView, WorkflowView } from "./types.js";
+
+/** The fields of a stored step that the user wrote (the engine adds `saved_component_id`). */
+const STEP_FIELDS = ["name", "component_id", "component_key", "component_code", "configured_props"] as const;
+
+/** A stored step as the user wrote it. @internal */
+export function userStep(stored: Record<string, unknown>): WorkflowStep {
+  const out: Record<string, unknown> = {};
+  for (const k of STEP_FIELDS) if (stored[k] !== undefined) out[k] = stored[k];
+  return out as unknown as WorkflowStep;
+}
+
+/** A workflow as the engine returns it. @internal */
+export function workflowView(w: Workflow, baseUrl: string): WorkflowView {
+  const trigger = { ...w.trigger } as unknown as WorkflowTriggerView;
+  if (w.endpointId) {
+    trigger.endpoint_id = w.endpointId;
+    trigger.endpoint_url = endpointUrl(baseUrl, w.endpointId);
+  }
+  return {
+    id: w.id,
+    workspaceId: w.workspaceId,
+    name: w.name,
+    trigger: trigger as WorkflowTrigger & WorkflowTriggerView,
+    steps: w.steps.map(userStep),
+    active: w.active,
+    createdAt: w.createdAt,
+    updatedAt: w.updatedAt,
+  };
+}
+
+/** An execution as the engine returns it. @internal */
+export function executionView(e: Execution): ExecutionView {
+  const { leaseOwner: _o, leaseExpiresAt: _e, ...rest } = e;
+  return rest;
+}

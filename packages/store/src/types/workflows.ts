@@ -1,0 +1,321 @@
+/**
+ * Workflows (`p_...`), their executions (`exe_...`, with one record per step) and the workspace's
+ * environment variables: the records, and the execution side of the Queue.
+ *
+ * The store keeps a workflow's `trigger` and `steps` as JSON it does not interpret (the engine and
+ * `@hookline/core` own their rules); it only indexes what it must find rows by: the HTTP endpoint
+ * (`endpointId`, unique across the store together with the deployed components' endpoints) and the
+ * source a workflow listens to (`sourceId`).
+ */
+import type { Page } from "./errors.js";
+
+/** A workflow: a trigger and ordered steps, active or not. */
+export interface Workflow {
+  /** `p_` id. */
+  id: string;
+  /** Owning workspace. */
+  workspaceId: string;
+  /** Display name. */
+  name: string;
+  /** The trigger, as the engine validated it (JSON; `{ type: "http" | "timer" | "source" | "manual", ... }`). */
+  trigger: Record<string, unknown>;
+  /** The steps, in order, as the engine validated them (JSON objects with at least a `name`). */
+  steps: Record<string, unknown>[];
+  /** Whether its trigger runs it (a manual run works either way). */
+  active: boolean;
+  /** `en_` id of its HTTP endpoint (HTTP trigger only; unique across the store). */
+  endpointId?: string;
+  /** The `dc_` source it listens to (source trigger only). */
+  sourceId?: string;
+  /** Creation time. */
+  createdAt: number;
+  /** Last update time. */
+  updatedAt: number;
+}
+
+/** Input of {@link WorkflowStore.create}. */
+export interface CreateWorkflowInput {
+  /** Use this id instead of a new `p_` id. */
+  id?: string;
+  /** Owning workspace. */
+  workspaceId: string;
+  /** Display name. */
+  name: string;
+  /** The trigger (JSON). */
+  trigger: Record<string, unknown>;
+  /** The steps (JSON). */
+  steps: Record<string, unknown>[];
+  /** Whether its trigger runs it. */
+  active: boolean;
+  /** `en_` id of its HTTP endpoint. */
+  endpointId?: string;
+  /** The source it listens to. */
+  sourceId?: string;
+}
+
+/** Fields of a workflow that {@link WorkflowStore.update} changes (`null` clears an optional field). */
+export interface WorkflowPatch {
+  /** New name. */
+  name?: string;
+  /** New trigger. */
+  trigger?: Record<string, unknown>;
+  /** New steps (replace the old ones). */
+  steps?: Record<string, unknown>[];
+  /** Activate or deactivate. */
+  active?: boolean;
+  /** New endpoint id, or null to remove it (throws `conflict` when taken). */
+  endpointId?: string | null;
+  /** New source, or null to remove it. */
+  sourceId?: string | null;
+}
+
+/** Options of {@link WorkflowStore.list}. */
+export interface ListWorkflowsOptions {
+  /** Page size: 50 by default, at most 100. */
+  limit?: number;
+  /** Only workflows older than this cursor (a `nextCursor`: a `p_` id; anything else is `invalid`). */
+  before?: string;
+}
+
+/** Workflow records. */
+export interface WorkflowStore {
+  /** Stores a workflow; throws `conflict` when `id` or `endpointId` is taken. */
+  create(input: CreateWorkflowInput): Promise<Workflow>;
+  /** The workflow, or undefined. */
+  get(workspaceId: string, id: string): Promise<Workflow | undefined>;
+  /** The workflow owning this endpoint, in any workspace (the ingress has no key). */
+  getByEndpoint(endpointId: string): Promise<Workflow | undefined>;
+  /** The workspace's workflows, newest first; `nextCursor` pages to older ones. */
+  list(workspaceId: string, options?: ListWorkflowsOptions): Promise<Page<Workflow>>;
+  /** The workspace's ACTIVE workflows whose `sourceId` is `sourceId`, oldest first. */
+  listBySource(workspaceId: string, sourceId: string): Promise<Workflow[]>;
+  /** Updates a workflow; undefined when not found; throws `conflict` on a taken endpoint. */
+  update(workspaceId: string, id: string, patch: WorkflowPatch): Promise<Workflow | undefined>;
+  /**
+   * Deletes a workflow and, in the same step, its executions (and their steps), its timer and the
+   * subscriptions where it is the emitter or the listener. Its events stay until retention or
+   * `events.delete` removes them. False when not found.
+   */
+  delete(workspaceId: string, id: string): Promise<boolean>;
+}
+
+/**
+ * Where an execution is: `queued` (accepted, waiting for a node to claim it), `running`,
+ * `succeeded`, `failed` (a step threw), `exited` (`$.flow.exit`), `delayed` and `suspended`
+ * (reserved: not produced yet).
+ */
+export type ExecutionStatus =
+  | "queued"
+  | "running"
+  | "succeeded"
+  | "failed"
+  | "exited"
+  | "delayed"
+  | "suspended";
+
+/** Where one step of an execution is. `skipped`: an earlier step exited or failed. */
+export type ExecutionStepStatus = "pending" | "running" | "succeeded" | "failed" | "exited" | "skipped";
+
+/** An error recorded on a step or an execution. */
+export interface ExecutionError {
+  /** A stable code (`error`, `timeout`, `configuration_error`, `expression_error`...). */
+  code: string;
+  /** The error's name, such as `TypeError`. */
+  name?: string;
+  /** The message. */
+  message: string;
+  /** The stack, with the component's own file names. */
+  stack?: string;
+}
+
+/** One log line of a step. */
+export interface ExecutionLog {
+  /** `log`, `info`, `warn`, `error`, `debug`. */
+  level: string;
+  /** The text. */
+  message: string;
+  /** When it was logged. */
+  ts: number;
+}
+
+/** The record of one step of an execution. */
+export interface ExecutionStep {
+  /** The step's name (unique in the workflow). */
+  name: string;
+  /** Where it is. */
+  status: ExecutionStepStatus;
+  /** What `run` returned (JSON). */
+  returnValue?: unknown;
+  /** What `$.export` exported, by name (`$summary` included). */
+  exports?: Record<string, unknown>;
+  /** The `$summary` export, as text. */
+  summary?: string;
+  /** The step's console output. */
+  logs: ExecutionLog[];
+  /** Why it failed. */
+  error?: ExecutionError;
+  /** When it started. */
+  startedAt?: number;
+  /** How long it ran. */
+  durationMs?: number;
+  /** How many times it was started. */
+  attempts: number;
+}
+
+/** What started an execution. */
+export type ExecutionTrigger = "http" | "timer" | "source" | "manual";
+
+/** One run of a workflow. */
+export interface Execution {
+  /** `exe_` id. */
+  id: string;
+  /** Owning workspace. */
+  workspaceId: string;
+  /** The workflow. */
+  workflowId: string;
+  /** Where it is. */
+  status: ExecutionStatus;
+  /** What started it. */
+  trigger: ExecutionTrigger;
+  /** The trigger event (`steps.trigger.event`). */
+  event: unknown;
+  /** The trigger context (`steps.trigger.context`), JSON. */
+  context?: Record<string, unknown>;
+  /** One record per step of the workflow, in order (`pending` until reached). */
+  steps: ExecutionStep[];
+  /** The reason given to `$.flow.exit`, when it exited. */
+  exitReason?: string;
+  /** Why it failed (the failing step's error, or the engine's). */
+  error?: ExecutionError;
+  /** When it started running. */
+  startedAt?: number;
+  /** When it ended. */
+  finishedAt?: number;
+  /** The node running it (while `running`). */
+  leaseOwner?: string;
+  /** When that node's claim expires (while `running`). */
+  leaseExpiresAt?: number;
+  /** When it was accepted. */
+  createdAt: number;
+  /** Last update time. */
+  updatedAt: number;
+}
+
+/** Input of {@link ExecutionStore.create}. */
+export interface CreateExecutionInput {
+  /** Use this id instead of a new `exe_` id. */
+  id?: string;
+  /** Owning workspace. */
+  workspaceId: string;
+  /** The workflow (throws `not_found` when it is not a workflow of the workspace). */
+  workflowId: string;
+  /** What started it. */
+  trigger: ExecutionTrigger;
+  /** The trigger event. */
+  event: unknown;
+  /** The trigger context. */
+  context?: Record<string, unknown>;
+  /** `queued` (claimed later through {@link ExecutionQueue.claim}) or `running` (leased to `leaseOwner`). */
+  status: "queued" | "running";
+  /** The step records to start with (usually every step `pending`). */
+  steps: ExecutionStep[];
+  /** For `running`: the node running it. */
+  leaseOwner?: string;
+  /** For `running`: when that claim expires. */
+  leaseExpiresAt?: number;
+  /** For `running`: when it started. */
+  startedAt?: number;
+}
+
+/** Fields of an execution that {@link ExecutionStore.update} changes. */
+export interface ExecutionPatch {
+  /** New status. A final one (`succeeded`, `failed`, `exited`) drops the lease. */
+  status?: ExecutionStatus;
+  /** The exit reason. */
+  exitReason?: string;
+  /** The execution's error. */
+  error?: ExecutionError;
+  /** When it started. */
+  startedAt?: number;
+  /** When it ended. */
+  finishedAt?: number;
+  /** Extends the claim of the running node. */
+  leaseExpiresAt?: number;
+}
+
+/** Options of {@link ExecutionStore.list}. */
+export interface ListExecutionsOptions {
+  /** Page size: 50 by default, at most 100. */
+  limit?: number;
+  /** Only executions older than this cursor (a `nextCursor`: an `exe_` id; anything else is `invalid`). */
+  before?: string;
+  /** Only executions in this status. */
+  status?: ExecutionStatus;
+}
+
+/** Execution records: an execution row plus one record per step. */
+export interface ExecutionStore {
+  /** Stores an execution; throws `not_found` when the workflow is not the workspace's. */
+  create(input: CreateExecutionInput): Promise<Execution>;
+  /** The execution with its steps, or undefined. */
+  get(workspaceId: string, id: string): Promise<Execution | undefined>;
+  /** The workflow's executions with their steps, newest first; `nextCursor` pages to older ones. */
+  list(workspaceId: string, workflowId: string, options?: ListExecutionsOptions): Promise<Page<Execution>>;
+  /** Updates an execution's own fields; undefined when not found. */
+  update(workspaceId: string, id: string, patch: ExecutionPatch): Promise<Execution | undefined>;
+  /**
+   * Writes the record of step `index` (0-based, in workflow order), replacing what was there;
+   * false when the execution is not found or has no step at `index`.
+   */
+  putStep(workspaceId: string, id: string, index: number, step: ExecutionStep): Promise<boolean>;
+}
+
+/** Options of {@link ExecutionQueue.claim}. */
+export interface ClaimExecutionsOptions {
+  /** The claiming node. */
+  owner: string;
+  /** The current time. */
+  now: number;
+  /** How long the claim lasts. */
+  leaseMs: number;
+  /** At most this many executions. */
+  limit: number;
+}
+
+/** The execution side of the Queue: queued executions, each run by exactly one node. */
+export interface ExecutionQueue {
+  /**
+   * Leases up to `limit` `queued` executions, oldest first, to `owner`: they become `running` with
+   * `leaseOwner`, `leaseExpiresAt = now + leaseMs` and `startedAt` (when unset) `now`. An execution
+   * is never returned to two concurrent claimers.
+   */
+  claim(options: ClaimExecutionsOptions): Promise<Execution[]>;
+  /** Returns `running` executions whose lease expired (`leaseExpiresAt <= now`) to `queued`; the count. */
+  sweep(now: number): Promise<number>;
+}
+
+/** An environment variable of a workspace. */
+export interface EnvVar {
+  /** Owning workspace. */
+  workspaceId: string;
+  /** The name (`^[A-Za-z_][A-Za-z0-9_]*$`, unique per workspace). */
+  name: string;
+  /** The value, encrypted by the caller (the engine's secret box). */
+  value: string;
+  /** Creation time. */
+  createdAt: number;
+  /** Last update time. */
+  updatedAt: number;
+}
+
+/** The workspace's environment variables (values encrypted by the caller). */
+export interface EnvStore {
+  /** Creates or replaces a variable. */
+  set(workspaceId: string, name: string, value: string): Promise<EnvVar>;
+  /** The variable, or undefined. */
+  get(workspaceId: string, name: string): Promise<EnvVar | undefined>;
+  /** The workspace's variables, sorted by name. */
+  list(workspaceId: string): Promise<EnvVar[]>;
+  /** Deletes a variable; false when absent. */
+  delete(workspaceId: string, name: string): Promise<boolean>;
+}
