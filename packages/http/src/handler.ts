@@ -23,6 +23,7 @@ import { componentRoutes } from "./routes/components.js";
 import { sourceRoutes } from "./routes/sources.js";
 import { subscriptionRoutes } from "./routes/subscriptions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
+import { workflowRoutes } from "./routes/workflows.js";
 import { createStreamRoutes, streamRoutes } from "./sse.js";
 
 /** Options of {@link createHandler}. */
@@ -65,6 +66,7 @@ export const ROUTES: Route[] = [
   ...componentRoutes,
   ...sourceRoutes,
   ...accountRoutes,
+  ...workflowRoutes,
   ...streamRoutes,
 ];
 

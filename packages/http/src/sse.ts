@@ -22,7 +22,16 @@ interface StreamSpec<T> {
 
 const encoder = new TextEncoder();
 
-function stream<T>(ctx: RouteContext, spec: StreamSpec<T>, sourceId: string, heartbeatMs: number): Response {
+/** Live messages without an id (not resumable), such as a workflow's `$.send.sse`. */
+type Extra = (hookline: Hookline, id: string, push: (event: string, data: unknown) => void) => () => void;
+
+function stream<T>(
+  ctx: RouteContext,
+  spec: StreamSpec<T>,
+  sourceId: string,
+  heartbeatMs: number,
+  extra?: Extra,
+): Response {
   const header = ctx.request.headers.get("last-event-id") ?? ctx.url.searchParams.get("last_event_id");
   const lastId = header !== null && /^\d+$/.test(header) ? Number(header) : undefined;
   let cleanup = () => {};
@@ -56,11 +65,15 @@ function stream<T>(ctx: RouteContext, spec: StreamSpec<T>, sourceId: string, hea
         if (ready) send(item);
         else buffered.push(item);
       });
+      const unsubscribeExtra = extra?.(ctx.hookline, sourceId, (event, data) =>
+        write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+      );
       const heartbeat = setInterval(() => write(": heartbeat\n\n"), heartbeatMs);
       heartbeat.unref?.();
       cleanup = () => {
         clearInterval(heartbeat);
         unsubscribe();
+        unsubscribeExtra?.();
       };
       ctx.request.signal?.addEventListener("abort", () => {
         cleanup();
@@ -90,13 +103,14 @@ function stream<T>(ctx: RouteContext, spec: StreamSpec<T>, sourceId: string, hea
   });
 }
 
-const emits: StreamSpec<StoredEvent> = {
+/** The emits stream of an emitter whose events `read` pages (a source's or a workflow's). */
+const emitsOf = (read: "sources" | "workflows"): StreamSpec<StoredEvent> => ({
   async backlog(ctx, sourceId, lastId) {
     // Pages are newest first: walk back to lastId, then reverse.
     const out: StoredEvent[] = [];
     let before: string | undefined;
     for (;;) {
-      const page = await ctx.hookline.sources.events(ctx.workspaceId, sourceId, {
+      const page = await ctx.hookline[read].events(ctx.workspaceId, sourceId, {
         limit: 100,
         ...(before ? { before } : {}),
       });
@@ -117,6 +131,18 @@ const emits: StreamSpec<StoredEvent> = {
   seq: (e) => e.seq,
   event: "emit",
   json: (e) => eventSummaryJson(e, true),
+});
+const emits = emitsOf("sources");
+const workflowEmits = emitsOf("workflows");
+
+/** A workflow's `$.send.sse` messages, as `event: sse` lines. */
+const workflowSse: Extra = (hookline, workflowId, push) => {
+  const handler = (e: HooklineEvents["sse"]) => {
+    if (e.workflowId !== workflowId) return;
+    push("sse", { execution_id: e.executionId, step: e.step, ts: e.ts, payload: e.payload });
+  };
+  hookline.events.on("sse", handler);
+  return () => hookline.events.off("sse", handler);
 };
 
 type Line = HooklineEvents["log"]["lines"][number];
@@ -158,6 +184,19 @@ export function createStreamRoutes(heartbeatMs: number) {
       async handler(ctx) {
         const source = await ctx.hookline.sources.get(ctx.workspaceId, ctx.path.id as string);
         return stream(ctx, emits, source.id, heartbeatMs);
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/workflows/{id}/sse",
+      tag: "Streams",
+      summary:
+        "Server-sent events of the workflow: its emits (`event: emit`, `id:` lines, resumable) and its $.send.sse messages (`event: sse`, live only)",
+      params: Type.Object({ last_event_id: Type.Optional(Type.String()) }),
+      produces: "text/event-stream",
+      async handler(ctx) {
+        const wf = await ctx.hookline.workflows.get(ctx.workspaceId, ctx.path.id as string);
+        return stream(ctx, workflowEmits, wf.id, heartbeatMs, workflowSse);
       },
     }),
     defineRoute({
