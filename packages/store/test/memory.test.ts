@@ -5,4 +5,5 @@ const faults = createFaultPlan();
 runStoreConformance("memory", () => createMemoryStore({ faults }), {
   notifications: true,
   faultInjection: faults,
+  workflows: true,
 });

@@ -69,6 +69,11 @@ export interface StoreCapabilities {
   multiProcess?: () => Promise<Store> | Store;
   /** The fault plan the store under test was built with: commits are shown to be all or nothing. */
   faultInjection?: FaultPlan;
+  /**
+   * The store has workflows: `workflows`, `executions`, `env` and `queue.executions` (their tests
+   * run, and fail if a part is absent).
+   */
+  workflows?: boolean;
 }
 
 /** Options of {@link runStoreConformance}: the adapter's capabilities and a timeout. */

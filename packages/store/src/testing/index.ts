@@ -27,6 +27,7 @@ import { subscriptionsSuite } from "./subscriptions.js";
 import { textSuite } from "./text.js";
 import { timersSuite } from "./timers.js";
 import { webhooksSuite } from "./webhooks.js";
+import { workflowsSuite } from "./workflows.js";
 import { workspacesSuite } from "./workspaces.js";
 
 export {
@@ -44,7 +45,8 @@ export {
  *
  * @param name - The adapter's name, shown in the test titles.
  * @param factory - Makes the store under test.
- * @param options - The adapter's capabilities (`notifications`, `multiProcess`, `faultInjection`) and
+ * @param options - The adapter's capabilities (`notifications`, `multiProcess`, `faultInjection`,
+ *   `workflows`) and
  *   a timeout.
  * @example
  * ```ts
@@ -86,6 +88,7 @@ export function runStoreConformance(
     eventsSuite(t);
     logsSuite(t);
     webhooksSuite(t);
+    workflowsSuite(t);
     subscriptionsSuite(t);
     timersSuite(t);
     deliveriesSuite(t);
