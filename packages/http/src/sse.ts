@@ -135,14 +135,24 @@ const emitsOf = (read: "sources" | "workflows"): StreamSpec<StoredEvent> => ({
 const emits = emitsOf("sources");
 const workflowEmits = emitsOf("workflows");
 
-/** A workflow's `$.send.sse` messages, as `event: sse` lines. */
+/**
+ * A workflow's `$.send.sse` messages (`event: sse`) and its executions' status changes on this
+ * node (`event: execution`), live only.
+ */
 const workflowSse: Extra = (hookline, workflowId, push) => {
-  const handler = (e: HooklineEvents["sse"]) => {
+  const onSse = (e: HooklineEvents["sse"]) => {
     if (e.workflowId !== workflowId) return;
     push("sse", { execution_id: e.executionId, step: e.step, ts: e.ts, payload: e.payload });
   };
-  hookline.events.on("sse", handler);
-  return () => hookline.events.off("sse", handler);
+  const onExecution = (e: HooklineEvents["execution"]) => {
+    if (e.workflowId === workflowId) push("execution", { execution_id: e.executionId, status: e.status });
+  };
+  hookline.events.on("sse", onSse);
+  hookline.events.on("execution", onExecution);
+  return () => {
+    hookline.events.off("sse", onSse);
+    hookline.events.off("execution", onExecution);
+  };
 };
 
 type Line = HooklineEvents["log"]["lines"][number];

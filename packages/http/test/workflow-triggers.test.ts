@@ -287,6 +287,12 @@ describe("what a workflow sends", () => {
           ts: expect.any(Number),
           payload: { channel: "progress", payload: { pct: 50 } },
         });
+        const statuses = reader.messages
+          .filter((m) => m.event === "execution")
+          .map((m) => JSON.parse(m.data) as { execution_id: string; status: string })
+          .filter((m) => m.execution_id === exe.id)
+          .map((m) => m.status);
+        expect(statuses).toEqual(["running", "succeeded"]);
       });
     } finally {
       await reader.close();

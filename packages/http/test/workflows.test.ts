@@ -220,6 +220,21 @@ describe("POST /v1/workflows/{id}/run", () => {
     expect(bad.steps[0].error.message).toContain("configured_props.v");
   });
 
+  it("a send to a destination this server does not have fails the step with destination_not_configured", async () => {
+    const wf = await create({
+      name: "email",
+      trigger: { type: "manual" },
+      steps: [
+        { name: "mail", component_code: code(`$.send.email({ to: "a@example.com", subject: "hi", text: "body" }); return 1`) },
+        { name: "after", component_code: code("return 2") },
+      ],
+    });
+    const exe = (await api.call("POST", `/v1/workflows/${wf.id}/run`)).body.data;
+    expect(exe.status).toBe("failed");
+    expect(exe.steps[0].error).toMatchObject({ code: "destination_not_configured" });
+    expect(exe.steps.map((s: { status: string }) => s.status)).toEqual(["failed", "skipped"]);
+  });
+
   it("?async=true answers queued at once; the run finishes in the background", async () => {
     const wf = await create({
       name: "async",
