@@ -15,6 +15,8 @@ export interface RetentionOptions {
   logs?: number;
   /** Bytes of log messages kept per source: 10 MiB by default. */
   logBytes?: number;
+  /** Executions kept per workflow (the newest; running ones are never removed): 1,000 by default. */
+  executions?: number;
   /** How long after a write its source is trimmed, in milliseconds: 5,000 by default. */
   intervalMs?: number;
 }
@@ -27,6 +29,8 @@ export const DEFAULT_RETAINED_EVENT_BYTES = 100 * 1024 * 1024;
 export const DEFAULT_RETAINED_LOGS = 1_000;
 /** Default bytes of log messages kept per source: 10 MiB. */
 export const DEFAULT_RETAINED_LOG_BYTES = 10 * 1024 * 1024;
+/** Default executions kept per workflow. */
+export const DEFAULT_RETAINED_EXECUTIONS = 1_000;
 /** Default delay between a write and the trim of its source: 5 s. */
 export const DEFAULT_RETENTION_INTERVAL_MS = 5_000;
 
@@ -66,6 +70,7 @@ export function createRetention(
     count: options.logs ?? DEFAULT_RETAINED_LOGS,
     bytes: options.logBytes ?? DEFAULT_RETAINED_LOG_BYTES,
   };
+  const executions = options.executions ?? DEFAULT_RETAINED_EXECUTIONS;
   const intervalMs = options.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS;
   let dirty = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
@@ -82,6 +87,8 @@ export function createRetention(
         try {
           deleted += await store.events.trim(id, events);
           deleted += await store.logs.trim(id, logs);
+          // A workflow (`p_`): its executions too.
+          if (id.startsWith("p_") && store.executions) deleted += await store.executions.trim(id, executions);
         } catch (error) {
           // Not lost: the sources not trimmed yet wait for the next sweep.
           for (const rest of sources.slice(i)) dirty.add(rest);

@@ -258,6 +258,7 @@ export async function runExecution(
       },
     ]).catch(() => undefined);
   }
+  ctx.retention.touch(wf.id); // old executions trimmed later, off this path
   ctx.notify("execution", { workspaceId: ws, workflowId: wf.id, executionId: exe.id, status });
   return final ?? { ...exe, status };
 }

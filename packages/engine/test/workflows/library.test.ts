@@ -101,4 +101,22 @@ describe("hookline.workflows", () => {
     });
     await expect(hookline.workflows.run(other, wf.id)).rejects.toMatchObject({ code: "not_found" });
   });
+
+  it("keeps retention.executions executions per workflow (the newest)", async () => {
+    const small = createHookline({ worker: false, retention: { executions: 2 } });
+    try {
+      const w = (await small.workspaces.create({ name: "r" })).id;
+      const wf = await small.workflows.create(w, {
+        name: "r",
+        trigger: { type: "manual" },
+        steps: [step("a", "return 1")],
+      });
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) ids.push((await small.workflows.run(w, wf.id)).id);
+      await small.retention.sweep();
+      expect((await small.workflows.executions(w, wf.id)).items.map((e) => e.id)).toEqual([ids[3], ids[2]]);
+    } finally {
+      await small.close();
+    }
+  });
 });

@@ -127,6 +127,17 @@ export function memoryExecutions(s: MemoryState): ExecutionStore {
       }
       return copy(row);
     },
+    async trim(workflowId, keep) {
+      s.open();
+      const rows = [...s.executions.values()].filter((e) => e.workflowId === workflowId).sort(newestFirst);
+      let count = 0;
+      for (const row of rows.slice(Math.max(0, keep))) {
+        if (!isFinalStatus(row.status)) continue;
+        s.executions.delete(row.id);
+        count++;
+      }
+      return count;
+    },
     async putStep(workspaceId, id, index, step) {
       s.open();
       const row = inWorkspace(s.executions.get(id), workspaceId);

@@ -149,6 +149,11 @@ export function workflowsSuite(t: SuiteContext): void {
           exe.id,
         ]);
         expect(await executions.get(await t.workspace(), exe.id)).toBeUndefined();
+        // Retention keeps the newest; only ended executions are deleted.
+        await executions.update(ws, (made[1] as Execution).id, { status: "succeeded" });
+        expect(await executions.trim(wf.id, 1)).toBe(2);
+        expect((await executions.list(ws, wf.id)).items.map((e) => e.id)).toEqual([made[2]?.id]);
+        expect(await executions.trim(wf.id, 0)).toBe(0); // the last one is still queued
         await workflows.delete(ws, wf.id);
         expect(await executions.get(ws, exe.id)).toBeUndefined();
       },

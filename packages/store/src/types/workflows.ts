@@ -268,6 +268,11 @@ export interface ExecutionStore {
    * false when the execution is not found or has no step at `index`.
    */
   putStep(workspaceId: string, id: string, index: number, step: ExecutionStep): Promise<boolean>;
+  /**
+   * Retention: deletes the workflow's executions beyond the newest `keep` (by id), but only those
+   * that ended (`succeeded`, `failed`, `exited`); returns the number deleted.
+   */
+  trim(workflowId: string, keep: number): Promise<number>;
 }
 
 /** Options of {@link ExecutionQueue.claim}. */
