@@ -22,6 +22,9 @@ import { wfStores } from "./stores.js";
 /** How long a node holds a running execution before another may take it over (renewed per step). */
 export const EXECUTION_LEASE_MS = 5 * 60_000;
 
+/** How long a run goes before its step records are written one by one as they end. */
+export const PROGRESS_AFTER_MS = 1_000;
+
 /** The channel a failed run emits on. */
 export const ERRORS_CHANNEL = "$errors";
 
@@ -157,6 +160,11 @@ export async function runExecution(
   let exitReason: string | undefined;
   let failure: ExecutionError | undefined;
   let leaseUntil = exe.leaseExpiresAt ?? 0;
+  // Step records are written with the execution's end; a run that lasts longer than
+  // PROGRESS_AFTER_MS also writes each one as its step ends, so that readers see it progress.
+  const records = wf.steps.map((s) => pendingStep(String(s.name)));
+  const runStarted = performance.now();
+  let written = 0;
 
   for (let i = 0; i < wf.steps.length; i++) {
     const name = String((wf.steps[i] as { name: unknown }).name);
@@ -203,14 +211,14 @@ export async function runExecution(
       failure = { ...record.error };
     }
     record.durationMs = performance.now() - started;
-    await executions.putStep(ws, exe.id, i, record);
+    records[i] = record;
     if (status !== "succeeded") {
-      for (let j = i + 1; j < wf.steps.length; j++) {
-        const skipped = pendingStep(String((wf.steps[j] as { name: unknown }).name));
-        skipped.status = "skipped";
-        await executions.putStep(ws, exe.id, j, skipped);
-      }
+      for (let j = i + 1; j < records.length; j++) (records[j] as ExecutionStep).status = "skipped";
       break;
+    }
+    if (performance.now() - runStarted > PROGRESS_AFTER_MS) {
+      for (; written <= i; written++)
+        await executions.putStep(ws, exe.id, written, records[written] as ExecutionStep);
     }
     // Keep the claim while steps run.
     const now = ctx.clock.now();
@@ -236,6 +244,7 @@ export async function runExecution(
   }
   const final = await executions.update(ws, exe.id, {
     status,
+    steps: records,
     finishedAt: ctx.clock.now(),
     ...(exitReason !== undefined ? { exitReason } : {}),
     ...(failure ? { error: failure } : {}),

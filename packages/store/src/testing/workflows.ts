@@ -141,6 +141,9 @@ export function workflowsSuite(t: SuiteContext): void {
         });
         expect(done).toMatchObject({ status: "failed", finishedAt: 20, error: { message: "boom" } });
         expect((await executions.get(ws, exe.id))?.steps[0]).toEqual(record);
+        const both = await executions.update(ws, exe.id, { steps: [{ ...record, name: "x" }, record] });
+        expect(both?.steps.map((s) => s.name)).toEqual(["x", "a"]);
+        expect((await executions.get(ws, exe.id))?.steps).toEqual([{ ...record, name: "x" }, record]);
         const page = await executions.list(ws, wf.id, { limit: 2 });
         expect(page.items.map((e) => e.id)).toEqual([made[2]?.id, made[1]?.id]);
         const rest = await executions.list(ws, wf.id, { limit: 2, before: page.nextCursor as string });

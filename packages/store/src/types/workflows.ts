@@ -241,6 +241,11 @@ export interface ExecutionPatch {
   finishedAt?: number;
   /** Extends the claim of the running node. */
   leaseExpiresAt?: number;
+  /**
+   * Every step's record, replacing the stored ones (the same count as the workflow's steps; the
+   * engine writes them with the execution's end, and one by one with `putStep` for long runs).
+   */
+  steps?: ExecutionStep[];
 }
 
 /** Options of {@link ExecutionStore.list}. */
