@@ -225,7 +225,12 @@ describe("POST /v1/workflows/{id}/run", () => {
       name: "email",
       trigger: { type: "manual" },
       steps: [
-        { name: "mail", component_code: code(`$.send.email({ to: "a@example.com", subject: "hi", text: "body" }); return 1`) },
+        {
+          name: "mail",
+          component_code: code(
+            `$.send.email({ to: "a@example.com", subject: "hi", text: "body" }); return 1`,
+          ),
+        },
         { name: "after", component_code: code("return 2") },
       ],
     });
