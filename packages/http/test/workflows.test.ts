@@ -107,6 +107,20 @@ describe("POST /v1/workflows", () => {
       "steps[2].configured_props.n",
       "trigger.source_id",
     ]);
+
+    const app = await api.call("POST", "/v1/workflows", {
+      body: {
+        name: "app",
+        trigger: { type: "manual" },
+        steps: [
+          { name: "gh", component_code: code("return 1", `{ github: { type: "app", app: "github" } }`) },
+        ],
+      },
+    });
+    expect(app.status).toBe(422);
+    expect(app.body.error.details.problems).toEqual([
+      expect.objectContaining({ code: "account_required", path: "steps[0].configured_props.github" }),
+    ]);
   });
 });
 

@@ -15,6 +15,7 @@ import {
   validatePropValues,
 } from "@hookline/core";
 import type { MountedComponent, StepExpression } from "@hookline/runtime";
+import { checkAppProps } from "../apps.js";
 import { componentFromKey } from "../components.js";
 import type { EngineContext } from "../context.js";
 import { fetchBridge } from "../mounts.js";
@@ -169,6 +170,16 @@ export async function prepareStep(
   const { values, problems } = validatePropValues(description.props, forCheck);
   if (problems.length > 0) {
     throw stepError(problems.map((p) => ({ ...p, path: `${at}.configured_props.${p.path}` })));
+  }
+  // App props: a connected account of the right app, unless the app needs none (as for sources).
+  try {
+    await checkAppProps(ctx.apps, workspaceId, description.props, values);
+  } catch (error) {
+    if (!(error instanceof HooklineError)) throw error;
+    const prop = (error.details as { prop?: string } | undefined)?.prop;
+    throw stepError([
+      { code: error.code, path: `${at}.configured_props${prop ? `.${prop}` : ""}`, message: error.message },
+    ]);
   }
   const staticProps: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values))

@@ -47,7 +47,11 @@ export async function workflowTick(ctx: EngineContext, executor: Executor, timer
   const plan = planTick(config, timer.nextAt, ctx.clock.now());
   if (!(await ctx.store.queue.timers.advance(wf.id, ctx.nodeId, timer.nextAt, plan.next))) return false;
   if (!plan.fire) return false;
-  await executor.enqueue(wf, { trigger: "timer", event: timerEvent(config, timer.nextAt) });
+  await executor.enqueue(wf, {
+    trigger: "timer",
+    event: timerEvent(config, timer.nextAt),
+    context: { trigger: "timer", ts: timer.nextAt },
+  });
   return true;
 }
 
