@@ -11,7 +11,7 @@ import type { IngressResponse } from "../types.js";
 import { notFound, prepareWorkflow } from "./definition.js";
 import { createEnvApi } from "./env.js";
 import { createExecutor, type Executor } from "./executor.js";
-import { createStepCache, forgetWorkflow, type StepCache } from "./steps.js";
+import { createStepCache, disposeSteps, forgetWorkflow, type StepCache } from "./steps.js";
 import { wfStores } from "./stores.js";
 import { onSourceEvent, scheduleWorkflowTimer, workflowIngress, workflowTick } from "./triggers.js";
 import type { EnvApi, WorkflowsApi } from "./types.js";
@@ -127,8 +127,7 @@ export function createWorkflows(ctx: EngineContext, onEmit: (handler: OnEmit) =>
     start: (pollMs) => executor.start(pollMs),
     async close() {
       await executor.close();
-      for (const mounted of cache.mounted.values()) mounted.dispose();
-      cache.mounted.clear();
+      disposeSteps(cache);
     },
   };
 }

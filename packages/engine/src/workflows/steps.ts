@@ -74,11 +74,16 @@ export interface StepCache {
   mounted: Map<string, MountedComponent>;
   /** Prepared steps by `workflowId/index/updatedAt`. */
   prepared: Map<string, PreparedStep>;
+  /** Sandboxes of replaced or deleted workflow versions, disposed after {@link RETIRE_MS}. */
+  retired: Set<MountedComponent>;
 }
+
+/** How long a replaced step sandbox lives on for runs already inside it (past the run timeout). */
+const RETIRE_MS = 60_000;
 
 /** A new, empty cache. @internal */
 export function createStepCache(): StepCache {
-  return { code: new Map(), mounted: new Map(), prepared: new Map() };
+  return { code: new Map(), mounted: new Map(), prepared: new Map(), retired: new Set() };
 }
 
 const MAX_CACHED_CODE = 500;
@@ -233,9 +238,20 @@ export function forgetWorkflow(cache: StepCache, workflowId: string): void {
   for (const key of [...cache.prepared.keys()])
     if (key.startsWith(`${workflowId}/`)) cache.prepared.delete(key);
   for (const [key, mounted] of [...cache.mounted]) {
-    if (key.startsWith(`${workflowId}/`)) {
+    if (!key.startsWith(`${workflowId}/`)) continue;
+    cache.mounted.delete(key);
+    // A run of the old version may still be inside it: disposed once any run has ended.
+    cache.retired.add(mounted);
+    setTimeout(() => {
+      cache.retired.delete(mounted);
       mounted.dispose();
-      cache.mounted.delete(key);
-    }
+    }, RETIRE_MS).unref();
   }
+}
+
+/** Disposes every sandbox of the cache (at close). @internal */
+export function disposeSteps(cache: StepCache): void {
+  for (const mounted of [...cache.mounted.values(), ...cache.retired]) mounted.dispose();
+  cache.mounted.clear();
+  cache.retired.clear();
 }
