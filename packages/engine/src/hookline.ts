@@ -271,7 +271,13 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     subscriptions,
     workflows: workflows.api,
     env: workflows.env,
-    ingress: (endpointId, request) => handleIngress(ctx, endpointId, request, workflows.ingress),
+    async ingress(endpointId, request) {
+      // A workflow's endpoint seen before: straight to it (a source's lookup comes first otherwise).
+      const answered = workflows.knowsEndpoint(endpointId)
+        ? await workflows.ingress(endpointId, request)
+        : undefined;
+      return answered ?? handleIngress(ctx, endpointId, request, workflows.ingress);
+    },
     timers: { tick: runTick },
     retention: { sweep: () => ctx.retention.sweep() },
     worker,

@@ -17,6 +17,9 @@ import { onSourceEvent, scheduleWorkflowTimer, workflowIngress, workflowTick } f
 import type { EnvApi, WorkflowsApi } from "./types.js";
 import { executionView, workflowView } from "./views.js";
 
+/** How many workflow endpoints a node remembers (then it starts over). */
+const MAX_KNOWN_ENDPOINTS = 10_000;
+
 /** The workflow machinery of one engine. @internal */
 export interface Workflows {
   api: WorkflowsApi;
@@ -25,6 +28,8 @@ export interface Workflows {
   cache: StepCache;
   /** The workflow listening at `endpointId`, answered; undefined when no workflow listens there. */
   ingress(endpointId: string, request: IngressRequest): Promise<IngressResponse | undefined>;
+  /** Whether `endpointId` was a workflow's when last seen on this node (look there first). */
+  knowsEndpoint(endpointId: string): boolean;
   /** A claimed timer tick of a workflow (`p_`); true when it fired. */
   tick(timer: Timer): Promise<boolean>;
   /** Starts the claim loop. */
@@ -36,6 +41,8 @@ export interface Workflows {
 /** Builds the workflow machinery and subscribes it to the engine's emits (source triggers). @internal */
 export function createWorkflows(ctx: EngineContext, onEmit: (handler: OnEmit) => void): Workflows {
   const cache = createStepCache();
+  // Endpoints seen to be workflows': their requests skip the source lookup (the store is still read).
+  const endpoints = new Set<string>();
   const executor = createExecutor(ctx, cache);
   const stores = () => wfStores(ctx.store);
   const view = (w: Workflow) => workflowView(w, ctx.baseUrl);
@@ -121,8 +128,15 @@ export function createWorkflows(ctx: EngineContext, onEmit: (handler: OnEmit) =>
     cache,
     async ingress(endpointId, request) {
       const wf = await ctx.store.workflows?.getByEndpoint(endpointId);
-      return wf ? workflowIngress(ctx, executor, wf, request) : undefined;
+      if (!wf) {
+        endpoints.delete(endpointId);
+        return undefined;
+      }
+      if (endpoints.size >= MAX_KNOWN_ENDPOINTS) endpoints.clear();
+      endpoints.add(endpointId);
+      return workflowIngress(ctx, executor, wf, request);
     },
+    knowsEndpoint: (endpointId) => endpoints.has(endpointId),
     tick: (timer) => workflowTick(ctx, executor, timer),
     start: (pollMs) => executor.start(pollMs),
     async close() {
