@@ -54,8 +54,12 @@ function emit(event, meta) {
   current.emits.push(json);
 }
 
+// The props given at mount, bound again after a run that had its own (see dispatch).
+var mountedProps = {};
+var rebound = false;
 function mount(propsJson) {
-  bindProps(JSON.parse(propsJson));
+  mountedProps = JSON.parse(propsJson);
+  bindProps(mountedProps);
 }
 
 // Builds `this` from configured prop values (at mount, and per action run given its own props).
@@ -111,7 +115,13 @@ function dispatch(kind, arg, rec) {
     var props = arg.props;
     if (arg.exprs)
       props = load("component").evalExprs(props || {}, arg.exprs, arg.steps || {}, arg.env || {});
-    if (props) bindProps(props);
+    if (props) {
+      bindProps(props);
+      rebound = true;
+    } else if (rebound) {
+      bindProps(mountedProps);
+      rebound = false;
+    }
     return def.run.call(thisObj, { $: load("component").makeDollar(rec), steps: arg.steps || {} });
   }
   if (kind === "hook") {
