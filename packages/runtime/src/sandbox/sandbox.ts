@@ -31,6 +31,32 @@ export const DEFAULT_LIMITS: Limits = {
 
 let anonymousTmp = 0;
 
+/**
+ * QuickJS's own stack limit. It measures the WebAssembly shadow stack, while the frames also use
+ * the host thread's native stack (about 1 MB on Node's main thread): 256 KB (about 1,300 nested
+ * calls of a small function) makes QuickJS throw its catchable `InternalError: stack overflow`
+ * before the host's stack runs out, with the component's lines in the stack.
+ */
+const STACK_BYTES = 256 * 1024;
+/** Frames kept of a stack overflow's stack (its thousand identical lines say nothing more). */
+const OVERFLOW_FRAMES = 12;
+
+/**
+ * Thrown when the host's own stack ran out inside QuickJS (recursion in a native built-in such as
+ * `JSON.stringify` of a deeply nested value, which QuickJS does not count): that runtime is left
+ * inconsistent, so it is dropped without being freed, and the module is discarded.
+ */
+function isHostStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
+const HOST_OVERFLOW: InvocationError = {
+  code: "stack_overflow",
+  name: "RangeError",
+  message:
+    "stack overflow: the component nested calls or values too deeply (inside a built-in such as JSON.stringify, so no line is known)",
+};
+
 const BUNDLE_FILE = "component.bundle.js";
 const BUNDLE_PREFIX = "(function (module, exports, require) {";
 
@@ -126,6 +152,8 @@ export class Sandbox {
   private interruptReason: "timeout" | "memory" | undefined;
   private wake: (() => void) | undefined;
   private disposed = false;
+  /** The host's stack ran out inside QuickJS: never free this runtime (it would abort). */
+  private poisoned = false;
   private readonly mapStack: StackMapper;
   private api:
     | { load: QuickJSHandle; mount: QuickJSHandle; invoke: QuickJSHandle; complete: QuickJSHandle }
@@ -168,13 +196,19 @@ export class Sandbox {
     const { module } = await getModule();
     const rt = module.newRuntime();
     rt.setMemoryLimit(options.limits.memoryBytes);
-    rt.setMaxStackSize(1024 * 1024);
+    rt.setMaxStackSize(STACK_BYTES);
     const ctx = rt.newContext();
     const sandbox = new Sandbox(rt, ctx, options);
     try {
       const loaded = sandbox.boot();
       return { sandbox, definition: loaded.definition, logs: loaded.logs };
     } catch (error) {
+      if (isHostStackOverflow(error)) {
+        sandbox.poison();
+        throw Object.assign(new Error(`The component threw while loading: ${HOST_OVERFLOW.message}`), {
+          code: "load_failed",
+        });
+      }
       sandbox.dispose();
       throw error;
     }
@@ -249,6 +283,12 @@ export class Sandbox {
       const result = ctx.callFunction(api.mount, ctx.undefined, arg);
       if (result.error) throw this.loadError(result.error);
       result.value.dispose();
+    } catch (error) {
+      if (!isHostStackOverflow(error)) throw error;
+      this.poison();
+      throw Object.assign(new Error(`The component threw while mounting: ${HOST_OVERFLOW.message}`), {
+        code: "load_failed",
+      });
     } finally {
       arg.dispose();
       this.deadline = 0;
@@ -318,9 +358,16 @@ export class Sandbox {
         });
         this.wake = undefined;
       }
+    } catch (error) {
+      if (!isHostStackOverflow(error)) throw error;
+      this.poison();
+      promise = undefined;
+      return errorResult({ ...HOST_OVERFLOW });
     } finally {
-      promise?.dispose();
-      argH.dispose();
+      if (!this.poisoned) {
+        promise?.dispose();
+        argH.dispose();
+      }
       this.cancelPending();
       this.deadline = 0;
     }
@@ -415,7 +462,7 @@ export class Sandbox {
   private cancelPending(): void {
     for (const entry of this.pending) {
       if (entry.timer) clearTimeout(entry.timer);
-      entry.deferred.dispose();
+      if (!this.poisoned) entry.deferred.dispose();
     }
     this.pending.clear();
   }
@@ -441,6 +488,7 @@ export class Sandbox {
         this.broken = true;
       }
       if (this.interruptReason) return this.limitResult(result.logs);
+      overflowError(result.error);
       if (result.error.stack) result.error.stack = this.mapStack(result.error.stack);
     }
     return result;
@@ -453,12 +501,15 @@ export class Sandbox {
     this.broken = true;
     const message = dumped?.message ?? String(dumped);
     const oom = /out of memory/.test(message);
-    return errorResult({
+    const error: InvocationError = {
       code: oom ? "memory" : "error",
       name: dumped?.name ?? "Error",
       message,
-      ...(dumped?.stack ? { stack: this.mapStack(dumped.stack) } : {}),
-    });
+      ...(dumped?.stack ? { stack: dumped.stack } : {}),
+    };
+    overflowError(error);
+    if (error.stack) error.stack = this.mapStack(error.stack);
+    return errorResult(error);
   }
 
   private limitResult(logs: LogLine[] = []): GuestResult {
@@ -477,12 +528,25 @@ export class Sandbox {
     return result;
   }
 
+  /**
+   * The host's stack ran out inside this runtime: it is unusable and cannot be freed (QuickJS
+   * would abort on its inconsistent state), so it is dropped with the module it lives in; the
+   * next sandboxes load a fresh module.
+   */
+  private poison(): void {
+    if (this.poisoned) return;
+    this.poisoned = true;
+    this.broken = true;
+    discardModule();
+  }
+
   /** Frees the runtime. Never throws: an abort inside QuickJS discards the shared module. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.cancelPending();
     if (this.tmp && !this.options.tmp) releaseTmp(this.tmp.options.key);
+    if (this.poisoned) return;
     try {
       for (const h of this.owned) if (h.alive) h.dispose();
       this.ctx.dispose();
@@ -490,6 +554,22 @@ export class Sandbox {
     } catch {
       discardModule();
     }
+  }
+}
+
+/**
+ * QuickJS's `InternalError: stack overflow` (the component recursed past {@link STACK_BYTES}):
+ * code `stack_overflow`, and the stack cut to its first frames, which name the component's line.
+ */
+function overflowError(error: InvocationError): void {
+  if (error.name !== "InternalError" || !/^stack overflow/.test(error.message)) return;
+  error.code = "stack_overflow";
+  error.message = "stack overflow: the component nested calls too deeply (infinite recursion?)";
+  if (error.stack) {
+    const frames = error.stack.split("\n").filter((line) => line.trim() !== "");
+    const kept = frames.slice(0, OVERFLOW_FRAMES);
+    if (frames.length > kept.length) kept.push(`    ... ${frames.length - kept.length} more frames`);
+    error.stack = `${kept.join("\n")}\n`;
   }
 }
 

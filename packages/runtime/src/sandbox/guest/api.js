@@ -22,7 +22,7 @@ function toJson(value, what) {
   dropped = false;
   var json;
   try {
-    json = JSON.stringify(value, flag);
+    json = jsonStringify(value, flag);
   } catch (e) {
     // Cycles and BigInts throw a TypeError; anything else (a throwing toJSON) is the caller's.
     if (!(e instanceof TypeError) || !load("extra").notSerializable(value, "value", [])) throw e;
@@ -58,7 +58,7 @@ function emit(event, meta) {
 var mountedProps = {};
 var rebound = false;
 function mount(propsJson) {
-  mountedProps = JSON.parse(propsJson);
+  mountedProps = jsonParse(propsJson);
   bindProps(mountedProps);
 }
 
@@ -99,8 +99,8 @@ function loadComponent(factory, describe) {
   definition = def;
   var logs = orphanLogs;
   orphanLogs = [];
-  if (!describe) return JSON.stringify({ logs: logs });
-  return JSON.stringify({ definition: load("describe").serializeDefinition(def, 0, []), logs: logs });
+  if (!describe) return jsonStringify({ logs: logs });
+  return jsonStringify({ definition: load("describe").serializeDefinition(def, 0, []), logs: logs });
 }
 
 function dispatch(kind, arg, rec) {
@@ -136,8 +136,8 @@ function dispatch(kind, arg, rec) {
 // every JSON.stringify call costs over a microsecond in QuickJS. rec.emits holds JSON texts.
 function serializeRecord(rec) {
   var out = '{"emits":[' + rec.emits.join(",") + "]";
-  if (rec.logs.length > 0) out += ',"logs":' + JSON.stringify(rec.logs);
-  if (rec.dbWrites !== null) out += ',"dbWrites":' + JSON.stringify(rec.dbWrites);
+  if (rec.logs.length > 0) out += ',"logs":' + jsonStringify(rec.logs);
+  if (rec.dbWrites !== null) out += ',"dbWrites":' + jsonStringify(rec.dbWrites);
   // Sends, responds, exports, flowExit and error come from component.js only.
   if (shims.component) out += shims.component.fields(rec);
   if (rec.returnValue !== undefined) {
@@ -145,7 +145,7 @@ function serializeRecord(rec) {
     try {
       value = toJson(rec.returnValue, "return value");
     } catch (_e) {
-      value = JSON.stringify(JSON.parse(load("format").inspect(rec.returnValue, 1)));
+      value = jsonStringify(jsonParse(load("format").inspect(rec.returnValue, 1)));
     }
     if (value !== undefined) out += ',"returnValue":' + value;
   }
@@ -158,14 +158,14 @@ function finish(rec, err) {
     if (err !== undefined && err !== FLOW_EXIT) rec.error = load("component").describeError(err);
     return serializeRecord(rec);
   } catch (e) {
-    return JSON.stringify({ emits: [], logs: rec.logs, error: load("component").describeError(e) });
+    return jsonStringify({ emits: [], logs: rec.logs, error: load("component").describeError(e) });
   }
 }
 
 // Starts an invocation and returns what the component returned: the host runs the pending jobs
 // until that settles (a value that is not a promise is settled already), then calls complete().
 function invoke(kind, argJson) {
-  var arg = JSON.parse(argJson);
+  var arg = jsonParse(argJson);
   current = {
     kind: kind,
     emits: [],

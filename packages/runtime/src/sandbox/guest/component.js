@@ -8,7 +8,7 @@
   // A JSON copy of `value` (undefined for undefined), or a TypeError naming what is not serializable.
   function toJsonValue(value, what) {
     var json = api.toJson(value, what);
-    return json === undefined ? undefined : JSON.parse(json);
+    return json === undefined ? undefined : S.jsonParse(json);
   }
   var FLOW_EXIT = api.FLOW_EXIT;
 
@@ -25,7 +25,7 @@
     var methods = appDef.methods || {};
     for (var m of Object.keys(methods)) if (typeof methods[m] === "function") app[m] = methods[m].bind(app);
     Object.defineProperty(app, "$auth", {
-      value: deepFreeze(JSON.parse(JSON.stringify((configured && configured.$auth) || {}))),
+      value: deepFreeze(S.jsonParse(S.jsonStringify((configured && configured.$auth) || {}))),
       enumerable: true,
       writable: false,
       configurable: false,
@@ -113,7 +113,7 @@
       get: (key) => {
         var values = api.dbValues();
         var k = String(key);
-        return Object.hasOwn(values, k) ? JSON.parse(JSON.stringify(values[k])) : undefined;
+        return Object.hasOwn(values, k) ? S.jsonParse(S.jsonStringify(values[k])) : undefined;
       },
       set: (key, value) => {
         var values = api.dbValues();
@@ -183,11 +183,11 @@
   // The fields of a result (see serializeRecord in api.js) that only this file's features produce.
   function fields(rec) {
     var out = "";
-    if (rec.sends !== null) out += ',"sends":' + JSON.stringify(rec.sends);
-    if (rec.responds !== null) out += ',"responds":' + JSON.stringify(rec.responds);
-    if (rec.exports !== null) out += ',"exports":' + JSON.stringify(rec.exports);
-    if (rec.flowExit) out += ',"flowExit":' + JSON.stringify(rec.flowExit);
-    if (rec.error) out += ',"error":' + JSON.stringify(rec.error);
+    if (rec.sends !== null) out += ',"sends":' + S.jsonStringify(rec.sends);
+    if (rec.responds !== null) out += ',"responds":' + S.jsonStringify(rec.responds);
+    if (rec.exports !== null) out += ',"exports":' + S.jsonStringify(rec.exports);
+    if (rec.flowExit) out += ',"flowExit":' + S.jsonStringify(rec.flowExit);
+    if (rec.error) out += ',"error":' + S.jsonStringify(rec.error);
     return out;
   }
 

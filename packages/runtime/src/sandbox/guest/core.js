@@ -7,13 +7,26 @@
 // Buffer, URL, fetch, setTimeout or process are getters that load their file; so are the built-in
 // modules of `require`. Plain ES2020 run by QuickJS, never by Node.
 var G = globalThis;
+// The host reads and writes JSON text through these: a component that replaces JSON.stringify or
+// JSON.parse changes its own calls, never what the host receives.
+var jsonStringify = JSON.stringify;
+var jsonParse = JSON.parse;
 var geval = G.eval;
 var shims = Object.create(null);
 function load(name) {
   return shims[name] || (shims[name] = geval(hostCall("shim", name))(S));
 }
 // No prototype: a getter a component defines on Object.prototype never sees S.
-var S = { __proto__: null, G: G, cfg: cfg, load: load, hostCall: hostCall, hostAsync: hostAsync };
+var S = {
+  __proto__: null,
+  G: G,
+  cfg: cfg,
+  load: load,
+  hostCall: hostCall,
+  hostAsync: hostAsync,
+  jsonStringify: jsonStringify,
+  jsonParse: jsonParse,
+};
 
 // "names:file" groups: the globals, and (after "#") the modules of `require`, each guest file
 // defines (globals as properties of the same name, modules in its `modules`). Kept as text:

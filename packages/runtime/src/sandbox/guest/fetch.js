@@ -109,7 +109,7 @@
       );
     }
     json() {
-      return this.text().then(JSON.parse);
+      return this.text().then(S.jsonParse);
     }
     // The body as a web stream (one chunk: the bridge delivers it whole), for `pipeline(res.body, ...)`
     // and `Readable.fromWeb(res.body)`.

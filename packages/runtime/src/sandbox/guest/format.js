@@ -3,7 +3,7 @@
 // inspect() and format() of console and util.
 (function (S) {
   function inspect(value, depth) {
-    if (typeof value === "string") return depth ? JSON.stringify(value) : value;
+    if (typeof value === "string") return depth ? S.jsonStringify(value) : value;
     if (value === undefined) return "undefined";
     if (typeof value === "function") return "[Function: " + (value.name || "anonymous") + "]";
     if (typeof value === "symbol" || typeof value === "bigint") return String(value);
@@ -12,7 +12,7 @@
     if (value === null || typeof value !== "object") return String(value);
     try {
       var seen = [];
-      return JSON.stringify(value, (_key, v) => {
+      return S.jsonStringify(value, (_key, v) => {
         if (typeof v === "bigint") return v.toString();
         if (typeof v === "function") return "[Function]";
         if (v instanceof Map) return Object.fromEntries(v);

@@ -17,7 +17,7 @@
   }
   function call(op, args) {
     args.op = op;
-    var out = JSON.parse(S.hostCall("fs", JSON.stringify(args)));
+    var out = S.jsonParse(S.hostCall("fs", S.jsonStringify(args)));
     if (out.e) throw fsError(out.e);
     return out.r;
   }

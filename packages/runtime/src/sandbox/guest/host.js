@@ -3,10 +3,10 @@
 // The host operations with JSON arguments and results ("" stands for undefined).
 (function (S) {
   function encode(arg) {
-    return JSON.stringify(arg === undefined ? null : arg);
+    return S.jsonStringify(arg === undefined ? null : arg);
   }
   function decode(out) {
-    return out === "" ? undefined : JSON.parse(out);
+    return out === "" ? undefined : S.jsonParse(out);
   }
   return {
     callHost: (op, arg) => decode(S.hostCall(op, encode(arg))),

@@ -32,7 +32,7 @@
     for (var key of Object.keys(params)) {
       var v = params[key];
       if (Array.isArray(v)) for (var item of v) u.searchParams.append(key + "[]", item);
-      else u.searchParams.append(key, typeof v === "object" && v !== null ? JSON.stringify(v) : v);
+      else u.searchParams.append(key, typeof v === "object" && v !== null ? S.jsonStringify(v) : v);
     }
     var headers = Object.assign({}, config.headers);
     var body;
@@ -44,7 +44,7 @@
       )
         body = config.data;
       else {
-        body = JSON.stringify(config.data);
+        body = S.jsonStringify(config.data);
         var hasType = Object.keys(headers).some((h) => h.toLowerCase() === "content-type");
         if (!hasType) headers["Content-Type"] = "application/json";
       }
@@ -57,7 +57,7 @@
         var data = text;
         if (typeof text === "string" && config.responseType !== "text") {
           try {
-            data = text === "" ? "" : JSON.parse(text);
+            data = text === "" ? "" : S.jsonParse(text);
           } catch (_e) {
             data = text;
           }
