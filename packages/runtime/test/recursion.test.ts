@@ -144,7 +144,7 @@ describe("a component replacing JSON", () => {
   it("JSON.stringify replaced at load time: the component loads and runs", async () => {
     const mounted = await mountCode(
       runtime,
-      source('    this.$emit({ a: JSON.stringify({}) });', 'JSON.stringify = () => "{";'),
+      source("    this.$emit({ a: JSON.stringify({}) });", 'JSON.stringify = () => "{";'),
     );
     const result = await mounted.run({});
     expect(result.error).toBeUndefined();
