@@ -7,7 +7,6 @@
  * operation `shim`. Limits: a deadline and a memory ceiling enforced from the interrupt handler,
  * the package's own memory limit for large single allocations, and a result size cap.
  */
-import { readFileSync } from "node:fs";
 import type {
   QuickJSContext,
   QuickJSDeferredPromise,
@@ -15,8 +14,10 @@ import type {
   QuickJSRuntime,
 } from "quickjs-emscripten";
 import type { HostBridges, InvocationError, Limits, LogLine } from "../types.js";
+import { prelude, shimSource } from "./_guest-source.js";
 import { runHostOp } from "./_host-ops.js";
 import { discardModule, getModule } from "./_module.js";
+import { HOST_OVERFLOW, isHostStackOverflow, overflowError, STACK_BYTES } from "./_overflow.js";
 import { createStackMapper, type StackMapper } from "./_source-map.js";
 import { openTmp, releaseTmp, type TmpOptions, type TmpVolume } from "./volume.js";
 
@@ -31,75 +32,8 @@ export const DEFAULT_LIMITS: Limits = {
 
 let anonymousTmp = 0;
 
-/**
- * QuickJS's own stack limit. It measures the WebAssembly shadow stack, while the frames also use
- * the host thread's native stack (about 1 MB on Node's main thread): 256 KB (about 1,300 nested
- * calls of a small function) makes QuickJS throw its catchable `InternalError: stack overflow`
- * before the host's stack runs out, with the component's lines in the stack.
- */
-const STACK_BYTES = 256 * 1024;
-/** Frames kept of a stack overflow's stack (its thousand identical lines say nothing more). */
-const OVERFLOW_FRAMES = 12;
-
-/**
- * Thrown when the host's own stack ran out inside QuickJS (recursion in a native built-in such as
- * `JSON.stringify` of a deeply nested value, which QuickJS does not count): that runtime is left
- * inconsistent, so it is dropped without being freed, and the module is discarded.
- */
-function isHostStackOverflow(error: unknown): boolean {
-  return error instanceof RangeError && /call stack/i.test(error.message);
-}
-
-const HOST_OVERFLOW: InvocationError = {
-  code: "stack_overflow",
-  name: "RangeError",
-  message:
-    "stack overflow: the component nested calls or values too deeply (inside a built-in such as JSON.stringify, so no line is known)",
-};
-
 const BUNDLE_FILE = "component.bundle.js";
 const BUNDLE_PREFIX = "(function (module, exports, require) {";
-
-/**
- * guest/<name>.js without indentation, blank lines and whole-line comments: QuickJS compiles the
- * prelude in every new context and quickjs-emscripten copies the text into the heap each time, so
- * fewer characters make a mount cheaper. (The guest files have no multi-line strings.)
- */
-function readGuest(name: string): string {
-  const text = readFileSync(new URL(`./guest/${name}.js`, import.meta.url), "utf8");
-  const lines: string[] = [];
-  for (const line of text.split("\n")) {
-    const trimmed = line.trim();
-    if (trimmed !== "" && !trimmed.startsWith("//")) lines.push(trimmed);
-  }
-  return lines.join("\n");
-}
-
-let preludeSource: string | undefined;
-/** What every context compiles: guest/core.js and guest/api.js (about 0.1 us a character). */
-function prelude(): string {
-  preludeSource ??= `(function (hostCall, hostAsync, cfgJson) {\nvar cfg = JSON.parse(cfgJson);\n${readGuest("core")}\n${readGuest("api")}\nreturn GUEST_API;\n})`;
-  return preludeSource;
-}
-
-/** The guest files compiled on first use (`load(name)` in guest/core.js). */
-const SHIMS = new Set(
-  (
-    "bytes channels clone component console crypto describe events extra fetch format fs host path pipeline " +
-    "platform process querystring readable stream timers unavailable url util"
-  ).split(" "),
-);
-const shimSources = new Map<string, string>();
-/** The source of guest/<name>.js, a function expression of the shim scope; read once per process. */
-function shimSource(name: string): string {
-  let source = shimSources.get(name);
-  if (source === undefined) {
-    if (!SHIMS.has(name)) throw new Error(`unknown guest module ${name}`);
-    source = readGuest(name);
-    shimSources.set(name, source);
-  }
-  return source;
-}
 
 /** What the guest returns from an invocation, before the host post-processes it. */
 export interface GuestResult {
@@ -554,22 +488,6 @@ export class Sandbox {
     } catch {
       discardModule();
     }
-  }
-}
-
-/**
- * QuickJS's `InternalError: stack overflow` (the component recursed past {@link STACK_BYTES}):
- * code `stack_overflow`, and the stack cut to its first frames, which name the component's line.
- */
-function overflowError(error: InvocationError): void {
-  if (error.name !== "InternalError" || !/^stack overflow/.test(error.message)) return;
-  error.code = "stack_overflow";
-  error.message = "stack overflow: the component nested calls too deeply (infinite recursion?)";
-  if (error.stack) {
-    const frames = error.stack.split("\n").filter((line) => line.trim() !== "");
-    const kept = frames.slice(0, OVERFLOW_FRAMES);
-    if (frames.length > kept.length) kept.push(`    ... ${frames.length - kept.length} more frames`);
-    error.stack = `${kept.join("\n")}\n`;
   }
 }
 
