@@ -2,7 +2,8 @@ import { cpSync } from "node:fs";
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // The pool's worker threads start dist/pool-worker.js (see src/pool/threads.ts).
+  entry: { index: "src/index.ts", "pool-worker": "src/pool/worker.ts" },
   format: ["esm"],
   dts: true,
   clean: true,

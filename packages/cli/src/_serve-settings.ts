@@ -12,6 +12,8 @@ import { CliError } from "./_output.js";
 export interface ServeSettings {
   engine: Pick<HooklineOptions, "limits" | "retention" | "allowPrivateUrls" | "allowList"> & {
     worker: EngineWorkerOptions;
+    /** Sandboxes in a pool of worker threads unless `--sandbox-mode thread`. */
+    sandboxes: NonNullable<HooklineOptions["sandboxes"]>;
   };
   handler: Pick<HandlerOptions, "bodyLimit" | "rateLimit" | "ingressRateLimit" | "maxPageBytes">;
   /** `--flag value` of each setting given, for the banner. */
@@ -21,7 +23,7 @@ export interface ServeSettings {
 /** The addresses `--dev` lets webhooks and components reach: loopback only. */
 export const DEV_ALLOW_LIST = ["127.0.0.0/8", "::1", "localhost"];
 
-type Kind = "duration" | "bytes" | "count" | "durations" | "rate" | "bucket" | "list" | "flag";
+type Kind = "duration" | "bytes" | "count" | "durations" | "rate" | "bucket" | "list" | "flag" | "mode";
 
 /** One setting: its flag, its variable, what it takes and where it goes. */
 interface Setting {
@@ -50,6 +52,7 @@ function into<T extends object>(pick: (s: ServeSettings) => T, key: keyof T) {
 }
 
 const worker = (s: ServeSettings) => s.engine.worker;
+const sandboxes = (s: ServeSettings) => s.engine.sandboxes;
 const limits = (s: ServeSettings) => {
   s.engine.limits ??= {};
   return s.engine.limits;
@@ -90,6 +93,29 @@ export const SETTINGS: Setting[] = [
     kind: "bytes",
     min: 1024,
     apply: into(limits, "resultBytes"),
+  },
+  // Sandbox threads and the HTTP deadline (issue 15).
+  {
+    flag: "http-timeout",
+    env: "HOOKLINE_HTTP_TIMEOUT",
+    kind: "duration",
+    min: 1,
+    apply: into(limits, "httpTimeoutMs"),
+  },
+  { flag: "sandbox-mode", env: "HOOKLINE_SANDBOX_MODE", kind: "mode", apply: into(sandboxes, "mode") },
+  {
+    flag: "sandbox-threads",
+    env: "HOOKLINE_SANDBOX_THREADS",
+    kind: "count",
+    min: 1,
+    apply: into(sandboxes, "size"),
+  },
+  {
+    flag: "sandbox-kill-after",
+    env: "HOOKLINE_SANDBOX_KILL_AFTER",
+    kind: "duration",
+    min: 1,
+    apply: into(sandboxes, "killAfterMs"),
   },
   {
     flag: "tmp-size",
@@ -276,6 +302,7 @@ const EXPECTED: Record<Kind, string> = {
   bucket: "requests per second and a burst such as 20/s,200 (burst 10 times the rate when left out), or off",
   list: "host names, addresses or CIDR ranges separated by commas",
   flag: "1, true, 0 or false",
+  mode: "pool or thread",
 };
 
 /** Parses one value of `setting`; `where` names the flag or variable in the error. @internal */
@@ -325,6 +352,9 @@ function _value(setting: Setting, text: string, where: string): unknown {
         .split(",")
         .map((entry) => entry.trim())
         .filter(Boolean);
+    case "mode":
+      if (text === "pool" || text === "thread") return text;
+      throw bad();
     case "flag":
       if (/^(1|true|yes)$/i.test(text)) return true;
       if (/^(0|false|no|)$/i.test(text)) return false;
@@ -341,7 +371,11 @@ function _value(setting: Setting, text: string, where: string): unknown {
  * ```
  */
 export function readServeSettings(args: ParsedArgs, env: NodeJS.ProcessEnv): ServeSettings {
-  const settings: ServeSettings = { engine: { worker: {} }, handler: {}, given: [] };
+  const settings: ServeSettings = {
+    engine: { worker: {}, sandboxes: { mode: "pool" } },
+    handler: {},
+    given: [],
+  };
   for (const setting of SETTINGS) {
     const raw = args.values[setting.flag];
     let value: unknown;

@@ -19,6 +19,7 @@ describe("pd serve settings", () => {
       ...["--keep-event-bytes", "20mb", "--keep-log-bytes", "1mb", "--max-page-size", "512kb"],
       ...["--ingress-rate-limit", "5/s,50", "--slow-after", "1s", "--slow-concurrency", "32"],
       ...["--circuit-failures", "3", "--circuit-cooldown", "10s", "--circuit-max-cooldown", "5m"],
+      ...["--http-timeout", "1s", "--sandbox-threads", "3", "--sandbox-kill-after", "500ms"],
       ...[
         "--rate-limit",
         "100/10s",
@@ -32,6 +33,7 @@ describe("pd serve settings", () => {
     expect(settings.engine).toEqual({
       limits: {
         runTimeoutMs: 2000,
+        httpTimeoutMs: 1000,
         optionsTimeoutMs: 1500,
         memoryBytes: 32 * 1024 ** 2,
         resultBytes: 512 * 1024,
@@ -40,6 +42,7 @@ describe("pd serve settings", () => {
         maxEmitsPerRun: 50,
         maxEventBytes: 64 * 1024,
       },
+      sandboxes: { mode: "pool", size: 3, killAfterMs: 500 },
       retention: { events: 50, eventBytes: 20 * 1024 ** 2, logs: 20, logBytes: 1024 ** 2 },
       worker: {
         retrySchedule: [1000, 60_000, 3_600_000],
@@ -75,11 +78,13 @@ describe("pd serve settings", () => {
       bucket: "7/s",
       list: "7",
       flag: "1",
+      mode: "thread",
     };
     const env = Object.fromEntries(SETTINGS.map((s) => [s.env, sample[s.kind]]));
     const fromEnv = read([], { ...env, HOOKLINE_ALLOW_PRIVATE_URLS: "0" });
     expect(fromEnv.engine.limits).toEqual({
       runTimeoutMs: 7000,
+      httpTimeoutMs: 7000,
       optionsTimeoutMs: 7000,
       memoryBytes: 7 * 1024 ** 2,
       resultBytes: 7 * 1024 ** 2,
@@ -94,6 +99,7 @@ describe("pd serve settings", () => {
       logs: 7,
       logBytes: 7 * 1024 ** 2,
     });
+    expect(fromEnv.engine.sandboxes).toEqual({ mode: "thread", size: 7, killAfterMs: 7000 });
     expect(fromEnv.engine.worker).toEqual({
       retrySchedule: [7000, 420_000],
       attemptTimeoutMs: 7000,
@@ -120,7 +126,9 @@ describe("pd serve settings", () => {
     );
     expect(read(["--keep-events", "3"], { HOOKLINE_KEEP_EVENTS: "9" }).engine.retention?.events).toBe(3);
     const none = read([]);
-    expect(none).toEqual({ engine: { worker: {} }, handler: {}, given: [] });
+    // The server runs sandboxes in worker threads unless told otherwise.
+    expect(none).toEqual({ engine: { worker: {}, sandboxes: { mode: "pool" } }, handler: {}, given: [] });
+    expect(() => read(["--sandbox-mode", "fork"])).toThrow(/--sandbox-mode "fork": expected pool or thread/);
     expect(outboundLine(none)).toMatch(
       /^private and loopback addresses refused \(SSRF guard\); allow them with --dev/,
     );

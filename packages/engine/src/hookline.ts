@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { HooklineError } from "@hookline/core";
 import { createDeliveryWorker, createTransport, type DeliveryWorker } from "@hookline/delivery";
-import { createRuntime, type Limits } from "@hookline/runtime";
+import { createRuntime, type Limits, type RuntimeOptions } from "@hookline/runtime";
 import { createMemoryStore, type Store } from "@hookline/store";
 import mitt, { type Emitter } from "mitt";
 import { type AccountsApi, createAccountsApi } from "./accounts.js";
@@ -128,6 +128,13 @@ export interface Hookline {
   close(): Promise<void>;
 }
 
+/** The runtime's `mode` and `pool` options from `options.sandboxes`. */
+function sandboxMode(sandboxes: HooklineOptions["sandboxes"]): Pick<RuntimeOptions, "mode" | "pool"> {
+  if (!sandboxes) return {};
+  const { mode, ...pool } = sandboxes;
+  return { ...(mode ? { mode } : {}), ...(mode === "pool" ? { pool } : {}) };
+}
+
 /** Splits `options.limits` into the sandbox's and the engine's, with defaults, checked. */
 function splitLimits(limits: HooklineOptions["limits"] = {}): {
   engine: EngineLimits;
@@ -168,6 +175,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     createRuntime({
       packages: options.packages ?? {},
       ...(limits.sandbox ? { limits: limits.sandbox } : {}),
+      ...sandboxMode(options.sandboxes),
     });
   const clock = options.clock ?? systemClock;
   const box = createSecretBox(options.secretsKey ?? randomUUID());

@@ -35,7 +35,7 @@ export async function runSource(
   const ran = await ctx.mounts.exclusive(source.id, async () => {
     const component = await ctx.mounts.component(source.workspaceId, source.savedComponentId);
     const mounted = await ctx.mounts.mounted(source);
-    const result = await mounted.run(event);
+    const result = await mounted.run(event, { trigger });
     const store = async (): Promise<RunOutcome> => {
       await writeLogs(ctx, source.workspaceId, source.id, result.logs);
       const outcome = await storeEmits(ctx, source, component.description, result.emits);

@@ -4,7 +4,7 @@
  * and retention's options, so every engine module can use these types without an import circle.
  */
 import type { DeliveryWorkerOptions, Transport } from "@hookline/delivery";
-import type { Limits, PackagesOptions, Runtime } from "@hookline/runtime";
+import type { Limits, PackagesOptions, PoolOptions, Runtime } from "@hookline/runtime";
 import type { Store, StoredEvent } from "@hookline/store";
 import type { Clock } from "./clock.js";
 import type { RetentionOptions } from "./retention.js";
@@ -45,6 +45,13 @@ export interface HooklineOptions {
   store?: Store;
   /** The sandbox runtime (default: one resolving bare imports as `packages` says). */
   runtime?: Runtime;
+  /**
+   * Where the default runtime runs sandboxes: `{ mode: "thread" }` (the default) in this thread,
+   * or `{ mode: "pool", size }` in worker threads, so that a component that cannot be interrupted
+   * never holds up the API, the other sources or delivery (`pd serve` uses the pool). See
+   * `RuntimeOptions.mode` and `PoolOptions` in `@hookline/runtime`.
+   */
+  sandboxes?: { mode?: "thread" | "pool" } & PoolOptions;
   /**
    * Where the default runtime finds npm packages for bare imports: `./node_modules`, then the
    * package cache (default `./node_modules/.cache/hookline/packages`), then the npm registry

@@ -18,6 +18,8 @@ export {
   npmResolver,
 } from "./bundler/resolvers.js";
 export type { BundleOutput, Bundler, PackageResolver } from "./bundler/types.js";
-export { createRuntime, type RuntimeOptions } from "./runtime.js";
+export type { PoolOptions, RuntimeOptions } from "./options.js";
+export type { PoolRuntime } from "./pool/pool-runtime.js";
+export { createRuntime } from "./runtime.js";
 export { DEFAULT_LIMITS } from "./sandbox/sandbox.js";
 export * from "./types.js";

@@ -10,13 +10,17 @@ import {
   type PropDescription,
 } from "@hookline/core";
 import { LRUCache } from "lru-cache";
-import { BundleError, createBundler } from "./bundler/esbuild-bundler.js";
-import { type PackagesOptions, packageResolvers } from "./bundler/packages.js";
-import type { Bundler, PackageResolver } from "./bundler/types.js";
+import { describeBundle, describeLoaded, toHooklineError } from "./_load.js";
+import { createBundler } from "./bundler/esbuild-bundler.js";
+import { packageResolvers } from "./bundler/packages.js";
+import type { Bundler } from "./bundler/types.js";
+import type { RuntimeOptions } from "./options.js";
+import { createPoolRuntime } from "./pool/pool-runtime.js";
 import { DEFAULT_LIMITS, type GuestResult, Sandbox } from "./sandbox/sandbox.js";
 import type {
   ActionRunOptions,
   HostBridges,
+  InvocationContext,
   InvocationResult,
   Limits,
   LoadedComponent,
@@ -26,50 +30,6 @@ import type {
   OptionsArgs,
   Runtime,
 } from "./types.js";
-
-/** Options of {@link createRuntime}. */
-export interface RuntimeOptions {
-  /** A bundler to use; by default one is created with `resolvers` and `engine`. */
-  bundler?: Bundler;
-  /**
-   * Package resolvers for bare imports. Default: those of `packages` when it is given, else none
-   * (only relative and built-in imports work).
-   */
-  resolvers?: PackageResolver[];
-  /** Where bare imports come from (node_modules, the package cache, the npm registry), when `resolvers` is not given. */
-  packages?: PackagesOptions;
-  /** Bundler engine when `bundler` is not given (default `auto`). */
-  engine?: "auto" | "native" | "wasm";
-  /** Default limits of every invocation. */
-  limits?: Partial<Limits>;
-  /** Rebuild a sandbox after this many invocations (default 10,000). */
-  recycleAfter?: number;
-  /** How many loaded descriptions to keep, by bundle hash (default 500). */
-  cacheSize?: number;
-}
-
-function toHooklineError(error: unknown): HooklineError {
-  if (error instanceof BundleError)
-    return new HooklineError(error.code, error.message, {
-      errors: error.errors,
-      ...(error.missingFiles.length > 0 ? { missingFiles: error.missingFiles } : {}),
-    });
-  const code = (error as { code?: unknown }).code;
-  if (code === "load_failed") {
-    const stack = (error as Error).stack;
-    return new HooklineError("load_failed", (error as Error).message, stack ? { stack } : undefined);
-  }
-  return error instanceof HooklineError ? error : new HooklineError("internal_error", String(error));
-}
-
-function describeLoaded(definition: unknown): ComponentDescription {
-  const { description, problems } = describeComponent(definition);
-  if (!description) {
-    const summary = problems.map((p) => `${p.path || "(component)"}: ${p.message}`).join("; ");
-    throw new HooklineError("invalid_component", `The component is not valid: ${summary}`, { problems });
-  }
-  return description;
-}
 
 /**
  * Creates a runtime.
@@ -84,6 +44,9 @@ function describeLoaded(definition: unknown): ComponentDescription {
  * ```
  */
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
+  if (options.mode === "pool") return createPoolRuntime(options);
+  if (options.mode !== undefined && options.mode !== "thread")
+    throw new HooklineError("bad_request", `The runtime mode is "thread" or "pool", got "${options.mode}"`);
   const defaults: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const recycleAfter = options.recycleAfter ?? 10_000;
   const descriptions = new LRUCache<string, ComponentDescription>({ max: options.cacheSize ?? 500 });
@@ -116,14 +79,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       }
       let description = descriptions.get(output.hash);
       if (!description) {
-        let created: Awaited<ReturnType<typeof Sandbox.create>>;
-        try {
-          created = await Sandbox.create({ id: "load", bundle: output.code, limits: defaults, bridges: {} });
-        } catch (error) {
-          throw toHooklineError(error);
-        }
-        created.sandbox.dispose();
-        description = describeLoaded(created.definition);
+        description = describeLoaded(await describeBundle(output.code, defaults));
         descriptions.set(output.hash, description);
       }
       return { bundle: output.code, hash: output.hash, description, packages: output.packages };
@@ -238,9 +194,10 @@ class MountedInstance implements MountedComponent {
     for (const [key, value, deleted] of raw.dbWrites) await db.set(key, deleted ? undefined : value);
   }
 
-  run(event: unknown): Promise<InvocationResult> {
+  run(event: unknown, context?: InvocationContext): Promise<InvocationResult> {
     if (this.description.type === "action") return this.runAction(event as Record<string, unknown>);
-    return this.enqueue("run", { event }, this.limits.runTimeoutMs);
+    const timeout = context?.trigger === "http" ? this.limits.httpTimeoutMs : this.limits.runTimeoutMs;
+    return this.enqueue("run", { event }, timeout);
   }
 
   runAction(steps: Record<string, unknown> = {}, options: ActionRunOptions = {}): Promise<InvocationResult> {

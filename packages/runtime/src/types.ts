@@ -98,6 +98,11 @@ export interface DataStoreRequest {
 export interface Limits {
   /** Deadline for `run` and hooks, ms (default 30,000). */
   runTimeoutMs: number;
+  /**
+   * Deadline for a `run` started by an HTTP request (`run(event, { trigger: "http" })`), ms
+   * (default 10,000): shorter than timers and hooks, since a caller waits on it.
+   */
+  httpTimeoutMs: number;
   /** Deadline for `options` and `additionalProps`, ms (default 5,000). */
   optionsTimeoutMs: number;
   /** Memory per sandbox, bytes (default 64 MB). */
@@ -211,12 +216,20 @@ export interface OptionsArgs {
   previous?: Record<string, PropDescription>;
 }
 
+/** What started an invocation, for its limits: an HTTP request gets `limits.httpTimeoutMs`. */
+export interface InvocationContext {
+  trigger?: "http" | "timer" | "manual";
+}
+
 /** A mounted instance of one deployed component. */
 export interface MountedComponent {
   readonly id: string;
   readonly description: ComponentDescription;
-  /** Source: `run(event)`. Action: `run({ $, steps })` with `event` as `steps` (see {@link MountedComponent.runAction}). */
-  run(event: unknown): Promise<InvocationResult>;
+  /**
+   * Source: `run(event)`. Action: `run({ $, steps })` with `event` as `steps` (see
+   * {@link MountedComponent.runAction}). `context.trigger` picks the deadline.
+   */
+  run(event: unknown, context?: InvocationContext): Promise<InvocationResult>;
   /**
    * Action: `run({ $, steps })`. A workflow step passes `options`: its prop values for this run
    * (bound to `this` instead of the mount's) and the `{{ }}` expressions to evaluate over `steps`

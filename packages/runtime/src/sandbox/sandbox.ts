@@ -24,6 +24,7 @@ import { openTmp, releaseTmp, type TmpOptions, type TmpVolume } from "./volume.j
 /** The default limits of every invocation. */
 export const DEFAULT_LIMITS: Limits = {
   runTimeoutMs: 30_000,
+  httpTimeoutMs: 10_000,
   optionsTimeoutMs: 5_000,
   memoryBytes: 64 * 1024 * 1024,
   resultBytes: 8 * 1024 * 1024,

@@ -1,0 +1,136 @@
+/**
+ * The runtime in pool mode: bundling stays in the calling thread (the bundler service and the
+ * package resolvers live there); describing, mounting and every invocation run in worker threads
+ * (threads.ts), each mount pinned to one of them (remote-mount.ts).
+ */
+import { availableParallelism } from "node:os";
+import { type ComponentDescription, HooklineError } from "@hookline/core";
+import { LRUCache } from "lru-cache";
+import { describeLoaded, toHooklineError } from "../_load.js";
+import { createBundler } from "../bundler/esbuild-bundler.js";
+import { packageResolvers } from "../bundler/packages.js";
+import type { Bundler } from "../bundler/types.js";
+import type { RuntimeOptions } from "../options.js";
+import { DEFAULT_LIMITS } from "../sandbox/sandbox.js";
+import type {
+  Limits,
+  LoadedComponent,
+  LoadInput,
+  MountedComponent,
+  MountOptions,
+  Runtime,
+} from "../types.js";
+import { RemoteMount, rethrow } from "./remote-mount.js";
+import { type PoolThread, ThreadPool } from "./threads.js";
+
+/** A runtime in pool mode, with what tests and metrics read of its threads. */
+export interface PoolRuntime extends Runtime {
+  /** The pool's threads: how many are alive, and how many were terminated so far. */
+  readonly threads: { readonly size: number; readonly killed: number };
+}
+
+/** Creates the runtime of `mode: "pool"` (see {@link RuntimeOptions}). @internal */
+export function createPoolRuntime(options: RuntimeOptions): PoolRuntime {
+  const defaults: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const descriptions = new LRUCache<string, ComponentDescription>({ max: options.cacheSize ?? 500 });
+  const mounts = new Map<number, RemoteMount>();
+  let bundlerPromise: Promise<Bundler> | undefined = options.bundler
+    ? Promise.resolve(options.bundler)
+    : undefined;
+  const bundler = () => {
+    bundlerPromise ??= createBundler({
+      resolvers: options.resolvers ?? (options.packages ? packageResolvers(options.packages) : []),
+      engine: options.engine ?? "auto",
+    });
+    return bundlerPromise;
+  };
+  const pool = new ThreadPool({
+    size: options.pool?.size ?? Math.min(8, Math.max(2, availableParallelism())),
+    limits: defaults,
+    recycleAfter: options.recycleAfter ?? 10_000,
+    stallMs: options.pool?.stallMs ?? 100,
+    killAfterMs: options.pool?.killAfterMs ?? 2_000,
+    async onCall(key, op, request) {
+      const bridge = mounts.get(key)?.bridges[op] as ((r: never) => Promise<unknown>) | undefined;
+      if (!bridge) throw new Error(`${op} is not available: this runtime has no ${op} bridge`);
+      return bridge(request as never);
+    },
+    onKilled(thread: PoolThread) {
+      for (const key of thread.mounts) mounts.get(key)?.lostThread();
+      thread.mounts.clear();
+    },
+  });
+
+  async function describe(bundle: string): Promise<unknown> {
+    let avoid: PoolThread | undefined;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const thread = pool.pick(avoid);
+      const reply = await thread.request({ t: "describe", bundle }, defaults.runTimeoutMs);
+      if (reply.kind === "done") {
+        if (reply.error) rethrow(reply.error);
+        return reply.value;
+      }
+      if (reply.kind === "killed") {
+        throw toHooklineError(
+          Object.assign(
+            new Error(
+              reply.overdue
+                ? `The component threw while loading: it ran past ${defaults.runTimeoutMs} ms and could not be interrupted`
+                : "The component's sandbox thread was replaced while it was loading",
+            ),
+            { code: "load_failed" },
+          ),
+        );
+      }
+      avoid = thread;
+    }
+    throw toHooklineError(new Error("No sandbox thread is free to load the component"));
+  }
+
+  return {
+    get threads() {
+      return { size: pool.size, killed: pool.killed };
+    },
+
+    async load(input: LoadInput): Promise<LoadedComponent> {
+      if (!/\.(m|c)?(j|t)s$/.test(input.filename)) {
+        throw new HooklineError(
+          "bad_request",
+          `A component file is .js, .mjs, .cjs or .ts, got "${input.filename}"`,
+        );
+      }
+      let output: Awaited<ReturnType<Bundler["bundle"]>>;
+      try {
+        output = await (await bundler()).bundle(input);
+      } catch (error) {
+        throw toHooklineError(error);
+      }
+      let description = descriptions.get(output.hash);
+      if (!description) {
+        description = describeLoaded(await describe(output.code));
+        descriptions.set(output.hash, description);
+      }
+      return { bundle: output.code, hash: output.hash, description, packages: output.packages };
+    },
+
+    async mount(mountOptions: MountOptions): Promise<MountedComponent> {
+      const limits = { ...defaults, ...mountOptions.limits };
+      const mount = new RemoteMount(pool, mountOptions, limits);
+      mounts.set(mount.key, mount);
+      mount.onDispose = () => mounts.delete(mount.key);
+      try {
+        await mount.start();
+      } catch (error) {
+        mounts.delete(mount.key);
+        throw error;
+      }
+      return mount;
+    },
+
+    async close() {
+      for (const mount of [...mounts.values()]) mount.dispose();
+      await pool.close();
+      if (bundlerPromise) await (await bundlerPromise).close();
+    },
+  };
+}

@@ -1,0 +1,216 @@
+/**
+ * A mounted component whose sandbox lives in a pool thread. It keeps the in-thread contract: one
+ * invocation at a time, in call order; the db read before and written after each invocation (here
+ * on the main thread, so the invocation is one message each way); a failure in `result.error`.
+ * It is pinned to one thread; when that thread is stuck or replaced it is mounted again on another
+ * (its `/tmp` files do not follow).
+ */
+import { type ComponentDescription, HooklineError, type PropDescription } from "@hookline/core";
+import type {
+  HostBridges,
+  InvocationContext,
+  InvocationResult,
+  Limits,
+  MountedComponent,
+  MountOptions,
+  OptionsArgs,
+} from "../types.js";
+import type { PoolThread, Reply, ThreadPool } from "./threads.js";
+
+type Method = "run" | "runAction" | "hook" | "options" | "additionalProps";
+
+let mountKeys = 0;
+
+/** Turns a worker's serialized error back into the error the in-thread runtime throws. */
+export function rethrow(error: { code: string; message: string; details?: unknown }): never {
+  throw new HooklineError(
+    error.code as ConstructorParameters<typeof HooklineError>[0],
+    error.message,
+    error.details as ConstructorParameters<typeof HooklineError>[2],
+  );
+}
+
+/** The result of an invocation the pool ended (thread terminated). */
+function endedResult(overdue: boolean, started: number, timeoutMs: number): InvocationResult {
+  const error = overdue
+    ? {
+        code: "timeout",
+        name: "TimeoutError",
+        message: `The invocation exceeded its deadline (${timeoutMs} ms) and could not be interrupted: its sandbox thread was replaced`,
+      }
+    : {
+        code: "interrupted",
+        name: "Error",
+        message:
+          "The invocation was stopped: another component on its sandbox thread could not be interrupted and the thread was replaced",
+      };
+  return {
+    emits: [],
+    exports: {},
+    responds: [],
+    sends: [],
+    logs: [{ level: "error", message: `${error.name}: ${error.message}`, ts: Date.now() }],
+    error,
+    durationMs: performance.now() - started,
+  };
+}
+
+/** A component mounted in a pool thread. */
+export class RemoteMount implements MountedComponent {
+  readonly id: string;
+  readonly key = ++mountKeys;
+  description!: ComponentDescription;
+  thread: PoolThread | undefined;
+  onDispose: (() => void) | undefined;
+  private hasDb = false;
+  private memory = 0;
+  private disposed = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  readonly bridges: HostBridges;
+
+  constructor(
+    private readonly pool: ThreadPool,
+    private readonly mountOptions: MountOptions,
+    private readonly limits: Limits,
+  ) {
+    this.id = mountOptions.id;
+    this.bridges = mountOptions.bridges ?? {};
+    if (mountOptions.description) this.setDescription(mountOptions.description);
+  }
+
+  private setDescription(description: ComponentDescription): void {
+    this.description = description;
+    this.hasDb = Object.values(description.props).some((p) => p.type === "$.service.db");
+  }
+
+  /** Mounts the sandbox in a thread (again, after its thread was stuck or replaced). */
+  async start(avoid?: PoolThread): Promise<PoolThread> {
+    for (let attempt = 0; ; attempt++) {
+      const thread = this.pool.pick(avoid);
+      const { bridges: _, ...rest } = this.mountOptions;
+      const options = this.description ? { ...rest, description: this.description } : rest;
+      thread.mounts.add(this.key);
+      const reply = await thread.request(
+        {
+          t: "mount",
+          key: this.key,
+          options,
+          bridges: {
+            db: !!this.bridges.db,
+            fetch: !!this.bridges.fetch,
+            dataStore: !!this.bridges.dataStore,
+          },
+        },
+        this.limits.runTimeoutMs,
+      );
+      if (reply.kind === "done") {
+        if (reply.error) {
+          thread.mounts.delete(this.key);
+          rethrow(reply.error);
+        }
+        this.setDescription(reply.value as ComponentDescription);
+        if (reply.memory !== undefined) this.memory = reply.memory;
+        this.thread = thread;
+        return thread;
+      }
+      thread.mounts.delete(this.key);
+      if (reply.kind === "killed") {
+        throw new HooklineError(
+          "load_failed",
+          reply.overdue
+            ? `The component did not finish mounting within ${this.limits.runTimeoutMs} ms and could not be interrupted`
+            : "The component's sandbox thread was replaced while it was mounting",
+        );
+      }
+      avoid = thread;
+      if (attempt > 8)
+        throw new HooklineError("internal_error", "No sandbox thread is free to mount the component");
+    }
+  }
+
+  /** Forgets the thread (terminated): the next invocation mounts the component elsewhere. */
+  lostThread(): void {
+    this.thread = undefined;
+  }
+
+  private enqueue(method: Method, args: unknown[], timeoutMs: number): Promise<InvocationResult> {
+    const run = this.queue.then(() => this.invoke(method, args, timeoutMs));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async invoke(method: Method, args: unknown[], timeoutMs: number): Promise<InvocationResult> {
+    if (this.disposed) throw new HooklineError("internal_error", `component ${this.id} is unmounted`);
+    const started = performance.now();
+    const db = this.hasDb && this.bridges.db ? await this.bridges.db.entries() : undefined;
+    let avoid: PoolThread | undefined;
+    for (;;) {
+      let thread = this.thread;
+      if (!thread || thread.dead || thread === avoid) {
+        if (thread && !thread.dead) this.release(thread);
+        thread = await this.start(avoid);
+      }
+      const reply: Reply = await thread.request(
+        { t: "invoke", key: this.key, method, args, ...(db ? { db } : {}) },
+        timeoutMs,
+      );
+      if (reply.kind === "moved") {
+        avoid = thread;
+        continue;
+      }
+      if (reply.kind === "killed") {
+        this.thread = undefined;
+        return endedResult(reply.overdue, started, timeoutMs);
+      }
+      if (reply.error) rethrow(reply.error);
+      if (reply.memory !== undefined) this.memory = reply.memory;
+      const result = reply.value as InvocationResult & { dbWrites?: [string, unknown][] };
+      const writes = result.dbWrites ?? [];
+      delete result.dbWrites;
+      if (this.bridges.db) for (const [key, value] of writes) await this.bridges.db.set(key, value);
+      result.durationMs = performance.now() - started;
+      return result;
+    }
+  }
+
+  /** Unpins from `thread` and frees the sandbox there (when its event loop gets to it). */
+  private release(thread: PoolThread): void {
+    thread.mounts.delete(this.key);
+    thread.post({ t: "dispose", key: this.key });
+    if (this.thread === thread) this.thread = undefined;
+  }
+
+  run(event: unknown, context?: InvocationContext): Promise<InvocationResult> {
+    if (this.description.type === "action") return this.runAction(event as Record<string, unknown>);
+    const timeout = context?.trigger === "http" ? this.limits.httpTimeoutMs : this.limits.runTimeoutMs;
+    return this.enqueue("run", context ? [event, context] : [event], timeout);
+  }
+
+  runAction(steps: Record<string, unknown> = {}): Promise<InvocationResult> {
+    return this.enqueue("runAction", [steps], this.limits.runTimeoutMs);
+  }
+
+  hook(name: "deploy" | "activate" | "deactivate"): Promise<InvocationResult> {
+    return this.enqueue("hook", [name], this.limits.runTimeoutMs);
+  }
+
+  options(prop: string, args: OptionsArgs): Promise<InvocationResult> {
+    return this.enqueue("options", [prop, args], this.limits.optionsTimeoutMs);
+  }
+
+  additionalProps(previousPropDefs: Record<string, PropDescription>): Promise<InvocationResult> {
+    return this.enqueue("additionalProps", [previousPropDefs], this.limits.optionsTimeoutMs);
+  }
+
+  /** The heap size reported by the thread (refreshed at most once a second). */
+  memoryUsage(): number {
+    return this.disposed ? 0 : this.memory;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.thread && !this.thread.dead) this.release(this.thread);
+    this.onDispose?.();
+  }
+}

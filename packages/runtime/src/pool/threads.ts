@@ -1,0 +1,290 @@
+/**
+ * The worker threads of the sandbox pool: starting them, sending requests, and the watchdog.
+ *
+ * Every request (describe, mount, invoke) is one message with a sequence number, written into the
+ * thread's claim table. The worker claims it when it starts it. Every `WATCH_MS` the pool looks at
+ * each thread's heartbeat: a thread whose event loop has not run for `stallMs` is stuck in some
+ * sandbox's synchronous code, and the requests it has not claimed yet are cancelled and handed
+ * back to their callers to run on another thread (their components are remounted there). A
+ * request claimed and still running `killAfterMs` past its deadline means the thread cannot be
+ * interrupted: the thread is terminated and replaced; that request ends with `timeout`, the other
+ * requests it was running with `interrupted`.
+ */
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { Limits } from "../types.js";
+import {
+  CLAIM_SLOTS,
+  type PoolRequest,
+  type WireError,
+  type WorkerData,
+  type WorkerMessage,
+} from "./protocol.js";
+
+/** How often the watchdog looks at the threads, ms. */
+const WATCH_MS = 20;
+
+/** `Omit` over each member of a union. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** The outcome of a request. */
+export type Reply =
+  | { kind: "done"; value?: unknown; error?: WireError; memory?: number }
+  /** Cancelled before it started: the thread was stuck. Run it elsewhere. */
+  | { kind: "moved" }
+  /** The thread was terminated; `overdue` when this request was the one past its deadline. */
+  | { kind: "killed"; overdue: boolean };
+
+interface Pending {
+  seq: number;
+  timeoutMs: number;
+  /** Deadline plus the kill margin, epoch ms, from when the worker claimed it (0: not yet). */
+  killAt: number;
+  resolve(reply: Reply): void;
+}
+
+/** Options of {@link ThreadPool}. */
+export interface ThreadPoolOptions {
+  size: number;
+  limits: Limits;
+  recycleAfter: number;
+  stallMs: number;
+  killAfterMs: number;
+  /** Answers a worker's bridge call (fetch, data stores) for mount `key`. */
+  onCall(key: number, op: "fetch" | "dataStore", request: unknown): Promise<unknown>;
+  /** Told when a thread was terminated, with the mount keys it held. */
+  onKilled(thread: PoolThread): void;
+}
+
+/** One worker thread. */
+export class PoolThread {
+  readonly worker: Worker;
+  readonly beat: Float64Array;
+  readonly claims: Int32Array;
+  readonly pending = new Map<number, Pending>();
+  /** Mount keys pinned here. */
+  readonly mounts = new Set<number>();
+  dead = false;
+  private seq = 0;
+
+  constructor(
+    readonly index: number,
+    private readonly pool: ThreadPool,
+  ) {
+    const beat = new SharedArrayBuffer(8);
+    const claims = new SharedArrayBuffer(4 * CLAIM_SLOTS);
+    // 0 until the worker has started (starting is not being stuck).
+    this.beat = new Float64Array(beat);
+    this.claims = new Int32Array(claims);
+    const data: WorkerData = {
+      limits: pool.options.limits,
+      recycleAfter: pool.options.recycleAfter,
+      beat,
+      claims,
+    };
+    this.worker = new Worker(SOURCE ? sourceBoot() : new URL("./pool-worker.js", import.meta.url), {
+      workerData: data,
+      ...(SOURCE ? { eval: true, execArgv: sourceExecArgv() } : {}),
+      // More native stack than the main thread's 1 MB, for recursion QuickJS does not count.
+      resourceLimits: { stackSizeMb: 16 },
+    });
+    this.worker.unref();
+    this.worker.on("message", (message: WorkerMessage) => this.onMessage(message));
+    this.worker.on("error", (error) => {
+      if (process.env.HOOKLINE_POOL_DEBUG) console.error("pool worker error", error);
+      pool.kill(this);
+    });
+    this.worker.on("exit", () => {
+      if (!this.dead) pool.kill(this);
+    });
+  }
+
+  /** True while the thread's event loop has not run for `stallMs`: some sandbox holds it. */
+  stalled(now = Date.now()): boolean {
+    const last = this.beat[0] as number;
+    return last !== 0 && now - last > this.pool.options.stallMs;
+  }
+
+  /** Sends a request and resolves with its reply. */
+  request(
+    message: DistributiveOmit<Extract<PoolRequest, { seq: number }>, "seq">,
+    timeoutMs: number,
+  ): Promise<Reply> {
+    const seq = ++this.seq;
+    const slot = seq % CLAIM_SLOTS;
+    Atomics.store(this.claims, slot, seq);
+    return new Promise<Reply>((resolve) => {
+      this.pending.set(seq, { seq, timeoutMs, killAt: 0, resolve });
+      this.worker.postMessage({ ...message, seq });
+    });
+  }
+
+  /** A message with no reply (dispose, bridge answers). */
+  post(message: PoolRequest): void {
+    if (!this.dead) this.worker.postMessage(message);
+  }
+
+  /** True once the worker has started `seq`. */
+  claimed(seq: number): boolean {
+    return Atomics.load(this.claims, seq % CLAIM_SLOTS) === -seq;
+  }
+
+  /** Cancels `seq` if the worker has not claimed it. */
+  cancel(seq: number): boolean {
+    return Atomics.compareExchange(this.claims, seq % CLAIM_SLOTS, seq, 0) === seq;
+  }
+
+  private onMessage(message: WorkerMessage): void {
+    if (message.t === "call") {
+      this.pool.options.onCall(message.key, message.op, message.request).then(
+        (value) =>
+          this.post({
+            t: "reply",
+            call: message.call,
+            ...(value === undefined ? {} : { value: JSON.stringify(value) }),
+          }),
+        (error: unknown) =>
+          this.post({
+            t: "reply",
+            call: message.call,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      );
+      return;
+    }
+    const pending = this.pending.get(message.seq);
+    if (!pending) return;
+    this.pending.delete(message.seq);
+    pending.resolve({
+      kind: "done",
+      ...(message.value !== undefined ? { value: message.value } : {}),
+      ...(message.error ? { error: message.error } : {}),
+      ...(message.memory !== undefined ? { memory: message.memory } : {}),
+    });
+  }
+}
+
+/** The pool's threads and watchdog. */
+export class ThreadPool {
+  private threads: PoolThread[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** Threads terminated so far (for tests and metrics). */
+  killed = 0;
+
+  constructor(readonly options: ThreadPoolOptions) {}
+
+  /** The live threads (started on first use). */
+  all(): PoolThread[] {
+    if (this.closed) throw new Error("the sandbox pool is closed");
+    if (this.threads.length === 0) {
+      for (let i = 0; i < this.options.size; i++) this.threads.push(new PoolThread(i, this));
+      this.timer = setInterval(() => this.watch(), WATCH_MS);
+      this.timer.unref();
+    }
+    return this.threads;
+  }
+
+  /** The thread to pin a new mount to: the fewest mounts among those not stuck. */
+  pick(avoid?: PoolThread): PoolThread {
+    const now = Date.now();
+    const threads = this.all();
+    const usable = threads.filter((t) => t !== avoid && !t.stalled(now));
+    const from = usable.length > 0 ? usable : threads.filter((t) => t !== avoid);
+    const candidates = from.length > 0 ? from : threads;
+    return candidates.reduce((a, b) => (b.mounts.size < a.mounts.size ? b : a));
+  }
+
+  private watch(): void {
+    const now = Date.now();
+    for (const thread of [...this.threads]) {
+      if (thread.pending.size === 0) continue;
+      const stalled = thread.stalled(now);
+      for (const pending of [...thread.pending.values()]) {
+        if (pending.killAt === 0 && thread.claimed(pending.seq))
+          pending.killAt = now + pending.timeoutMs + this.options.killAfterMs;
+        if (pending.killAt !== 0 && now > pending.killAt) {
+          this.kill(thread, pending.seq);
+          break;
+        }
+        if (stalled && thread.cancel(pending.seq)) {
+          thread.pending.delete(pending.seq);
+          pending.resolve({ kind: "moved" });
+        }
+      }
+    }
+  }
+
+  /** Terminates `thread` and starts its replacement; its requests end (`overdue` names the culprit). */
+  kill(thread: PoolThread, overdue?: number): void {
+    if (thread.dead) return;
+    thread.dead = true;
+    this.killed++;
+    void thread.worker.terminate();
+    const index = this.threads.indexOf(thread);
+    if (index >= 0 && !this.closed) this.threads[index] = new PoolThread(thread.index, this);
+    for (const pending of thread.pending.values()) {
+      pending.resolve({ kind: "killed", overdue: pending.seq === overdue });
+    }
+    thread.pending.clear();
+    this.options.onKilled(thread);
+  }
+
+  /** Number of live threads. */
+  get size(): number {
+    return this.threads.length;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    const threads = this.threads;
+    this.threads = [];
+    for (const thread of threads) {
+      thread.dead = true;
+      for (const pending of thread.pending.values()) pending.resolve({ kind: "killed", overdue: false });
+      thread.pending.clear();
+    }
+    await Promise.all(threads.map((t) => t.worker.terminate()));
+  }
+}
+
+/** True when running from the TypeScript sources (tests, `npm start`), false from the build. */
+const SOURCE = import.meta.url.endsWith(".ts");
+
+const tsxDir = () =>
+  createRequire(import.meta.url)
+    .resolve("tsx/package.json")
+    .replace(/package\.json$/, "");
+
+/**
+ * From the sources (tests, `npm start`), the worker registers tsx itself before importing
+ * worker.ts: on Node 20, tsx's `--import` hooks are set up in the main thread only.
+ */
+function sourceBoot(): string {
+  const api = pathToFileURL(`${tsxDir()}dist/esm/api/index.mjs`).href;
+  const entry = new URL("./worker.ts", import.meta.url).href;
+  return `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+}
+
+/**
+ * Node flags a worker needs to run the sources: the condition that picks workspace sources, with
+ * the process's other flags but not its TypeScript loaders (the worker registers tsx itself).
+ */
+function sourceExecArgv(): string[] {
+  const args: string[] = [];
+  const given = process.execArgv;
+  for (let i = 0; i < given.length; i++) {
+    const arg = given[i] as string;
+    if (arg.startsWith("--conditions") || arg === "-C") {
+      if (!arg.includes("=")) i++;
+    } else if (/^--(import|require|loader|experimental-loader)$/.test(arg) || arg === "-r") {
+      const next = given[i + 1] ?? "";
+      if (/tsx|vitest|vite-node/.test(next)) i++;
+      else args.push(arg);
+    } else if (!/^--(import|require|loader|experimental-loader)=.*(tsx|vitest|vite-node)/.test(arg))
+      args.push(arg);
+  }
+  return [...args, "--conditions=@hookline/source"];
+}

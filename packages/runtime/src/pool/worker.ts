@@ -1,0 +1,150 @@
+/**
+ * A worker thread of the sandbox pool: runs the in-thread runtime for the mounts the pool pins
+ * here. Its `/tmp` volumes, QuickJS module and warm contexts live in this thread. The pool may
+ * terminate it at any time (a sandbox past its deadline by the kill margin).
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { HooklineError } from "@hookline/core";
+import { describeBundle } from "../_load.js";
+import { createRuntime } from "../runtime.js";
+import type { HostBridges, MountedComponent } from "../types.js";
+import type { PoolRequest, WireError, WorkerData, WorkerMessage } from "./protocol.js";
+
+const data = workerData as WorkerData;
+const port = parentPort;
+if (!port) throw new Error("the pool worker runs in a worker thread");
+const beat = new Float64Array(data.beat);
+const claims = new Int32Array(data.claims);
+const runtime = createRuntime({ limits: data.limits, recycleAfter: data.recycleAfter });
+
+/** The heartbeat the pool reads to see that this thread's event loop is free. */
+beat[0] = Date.now();
+setInterval(() => {
+  beat[0] = Date.now();
+}, 10);
+
+interface Entry {
+  mounted?: MountedComponent;
+  /** The db snapshot of the running invocation and its writes. */
+  db: Record<string, unknown>;
+  writes: [string, unknown][];
+  memoryAt: number;
+}
+const mounts = new Map<number, Entry>();
+const calls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+let callSeq = 0;
+
+function send(message: WorkerMessage): void {
+  port?.postMessage(message);
+}
+
+function wire(error: unknown): WireError {
+  if (error instanceof HooklineError)
+    return { code: error.code, message: error.message, details: error.details };
+  const e = error as Error & { code?: unknown };
+  return {
+    code: typeof e?.code === "string" ? e.code : "internal_error",
+    message: e?.message ?? String(error),
+    ...(e?.stack ? { stack: e.stack } : {}),
+  };
+}
+
+function remote(key: number, op: "fetch" | "dataStore") {
+  return (request: unknown) =>
+    new Promise<unknown>((resolve, reject) => {
+      const call = ++callSeq;
+      calls.set(call, { resolve, reject });
+      send({ t: "call", call, key, op, request });
+    });
+}
+
+function bridgesFor(key: number, entry: Entry, given: { db: boolean; fetch: boolean; dataStore: boolean }) {
+  const bridges: HostBridges = {};
+  if (given.db)
+    bridges.db = {
+      entries: async () => entry.db,
+      set: async (k, v) => {
+        entry.writes.push([k, v]);
+      },
+    };
+  if (given.fetch) bridges.fetch = remote(key, "fetch") as HostBridges["fetch"];
+  if (given.dataStore) bridges.dataStore = remote(key, "dataStore");
+  return bridges;
+}
+
+/** Claims `seq` (the pool may have cancelled it to run it elsewhere). */
+function claim(seq: number): boolean {
+  const slot = seq % claims.length;
+  return Atomics.compareExchange(claims, slot, seq, -seq) === seq;
+}
+
+async function handle(message: PoolRequest): Promise<void> {
+  switch (message.t) {
+    case "reply": {
+      const pending = calls.get(message.call);
+      calls.delete(message.call);
+      if (message.error !== undefined) pending?.reject(new Error(message.error));
+      else pending?.resolve(message.value === undefined ? undefined : JSON.parse(message.value));
+      return;
+    }
+    case "dispose": {
+      mounts.get(message.key)?.mounted?.dispose();
+      mounts.delete(message.key);
+      return;
+    }
+    case "describe": {
+      if (!claim(message.seq)) return;
+      try {
+        send({ t: "done", seq: message.seq, value: await describeBundle(message.bundle, data.limits) });
+      } catch (error) {
+        send({ t: "done", seq: message.seq, error: wire(error) });
+      }
+      return;
+    }
+    case "mount": {
+      if (!claim(message.seq)) return;
+      const entry: Entry = { db: {}, writes: [], memoryAt: Date.now() };
+      try {
+        const mounted = await runtime.mount({
+          ...message.options,
+          bridges: bridgesFor(message.key, entry, message.bridges),
+        });
+        entry.mounted = mounted;
+        mounts.set(message.key, entry);
+        send({ t: "done", seq: message.seq, value: mounted.description, memory: mounted.memoryUsage() });
+      } catch (error) {
+        send({ t: "done", seq: message.seq, error: wire(error) });
+      }
+      return;
+    }
+    case "invoke": {
+      if (!claim(message.seq)) return;
+      const entry = mounts.get(message.key);
+      try {
+        if (!entry?.mounted)
+          throw new HooklineError("internal_error", "the component is not mounted in this thread");
+        entry.db = message.db ?? {};
+        entry.writes = [];
+        const fn = entry.mounted[message.method] as (...args: unknown[]) => Promise<unknown>;
+        const result = (await fn.apply(entry.mounted, message.args)) as Record<string, unknown>;
+        result.dbWrites = entry.writes;
+        // The heap walk costs about 0.15 ms: refreshed at most once a second.
+        const now = Date.now();
+        let memory: number | undefined;
+        if (now - entry.memoryAt >= 1000) {
+          entry.memoryAt = now;
+          memory = entry.mounted.memoryUsage();
+        }
+        send({ t: "done", seq: message.seq, value: result, ...(memory !== undefined ? { memory } : {}) });
+      } catch (error) {
+        send({ t: "done", seq: message.seq, error: wire(error) });
+      }
+      return;
+    }
+  }
+}
+
+port.on("message", (message: PoolRequest) => {
+  beat[0] = Date.now();
+  void handle(message);
+});
