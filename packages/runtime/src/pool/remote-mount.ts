@@ -61,6 +61,8 @@ export class RemoteMount implements MountedComponent {
   readonly key = ++mountKeys;
   description!: ComponentDescription;
   thread: PoolThread | undefined;
+  /** Where to mount next: the replacement of the thread this component's invocation got killed. */
+  private quarantine: PoolThread | undefined;
   onDispose: (() => void) | undefined;
   private hasDb = false;
   private memory = 0;
@@ -83,10 +85,16 @@ export class RemoteMount implements MountedComponent {
     this.hasDb = Object.values(description.props).some((p) => p.type === "$.service.db");
   }
 
-  /** Mounts the sandbox in a thread (again, after its thread was stuck or replaced). */
+  /**
+   * Mounts the sandbox in a thread (again, after its thread was stuck or replaced). A component
+   * whose invocation got its thread terminated goes to that thread's replacement, so that it does
+   * not take the other components' threads with it next time.
+   */
   async start(avoid?: PoolThread): Promise<PoolThread> {
     for (let attempt = 0; ; attempt++) {
-      const thread = this.pool.pick(avoid);
+      const preferred = this.quarantine;
+      this.quarantine = undefined;
+      const thread = preferred && !preferred.dead ? preferred : this.pool.pick(avoid);
       const { bridges: _, ...rest } = this.mountOptions;
       const options = this.description ? { ...rest, description: this.description } : rest;
       thread.mounts.add(this.key);
@@ -146,6 +154,9 @@ export class RemoteMount implements MountedComponent {
     let avoid: PoolThread | undefined;
     for (;;) {
       let thread = this.thread;
+      // Its thread is stuck in another component's code: move now rather than wait for it.
+      if (thread && !thread.dead && thread !== avoid && thread.stalled() && this.pool.elsewhere(thread))
+        avoid = thread;
       if (!thread || thread.dead || thread === avoid) {
         if (thread && !thread.dead) this.release(thread);
         thread = await this.start(avoid);
@@ -160,6 +171,7 @@ export class RemoteMount implements MountedComponent {
       }
       if (reply.kind === "killed") {
         this.thread = undefined;
+        if (reply.overdue) this.quarantine = thread.replacement;
         return endedResult(reply.overdue, started, timeoutMs);
       }
       if (reply.error) rethrow(reply.error);

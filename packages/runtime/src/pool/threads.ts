@@ -86,8 +86,6 @@ export class PoolThread {
     this.worker = new Worker(SOURCE ? sourceBoot() : new URL("./pool-worker.js", import.meta.url), {
       workerData: data,
       ...(SOURCE ? { eval: true, execArgv: sourceExecArgv() } : {}),
-      // More native stack than the main thread's 1 MB, for recursion QuickJS does not count.
-      resourceLimits: { stackSizeMb: 16 },
     });
     this.worker.unref();
     this.worker.on("message", (message: WorkerMessage) => this.onMessage(message));
@@ -99,6 +97,14 @@ export class PoolThread {
       if (!this.dead) pool.kill(this);
     });
   }
+
+  /** True once the worker has started (its first heartbeat). */
+  get ready(): boolean {
+    return (this.beat[0] as number) !== 0;
+  }
+
+  /** The thread that replaced this one after it was terminated. */
+  replacement: PoolThread | undefined;
 
   /** True while the thread's event loop has not run for `stallMs`: some sandbox holds it. */
   stalled(now = Date.now()): boolean {
@@ -186,13 +192,18 @@ export class ThreadPool {
     return this.threads;
   }
 
-  /** The thread to pin a new mount to: the fewest mounts among those not stuck. */
+  /**
+   * The thread to pin a mount to: the fewest mounts among the started threads that are not stuck,
+   * else among those starting, else any but `avoid`.
+   */
   pick(avoid?: PoolThread): PoolThread {
     const now = Date.now();
     const threads = this.all();
-    const usable = threads.filter((t) => t !== avoid && !t.stalled(now));
-    const from = usable.length > 0 ? usable : threads.filter((t) => t !== avoid);
-    const candidates = from.length > 0 ? from : threads;
+    const others = threads.filter((t) => t !== avoid);
+    const ready = others.filter((t) => t.ready && !t.stalled(now));
+    const starting = others.filter((t) => !t.ready);
+    const candidates =
+      ready.length > 0 ? ready : starting.length > 0 ? starting : others.length > 0 ? others : threads;
     return candidates.reduce((a, b) => (b.mounts.size < a.mounts.size ? b : a));
   }
 
@@ -208,12 +219,18 @@ export class ThreadPool {
           this.kill(thread, pending.seq);
           break;
         }
-        if (stalled && thread.cancel(pending.seq)) {
+        if (stalled && this.elsewhere(thread) && thread.cancel(pending.seq)) {
           thread.pending.delete(pending.seq);
           pending.resolve({ kind: "moved" });
         }
       }
     }
+  }
+
+  /** True when a thread other than `stuck` can take work (else waiting is all there is to do). */
+  elsewhere(stuck: PoolThread): boolean {
+    const now = Date.now();
+    return this.threads.some((t) => t !== stuck && !t.dead && !t.stalled(now));
   }
 
   /** Terminates `thread` and starts its replacement; its requests end (`overdue` names the culprit). */
@@ -223,7 +240,10 @@ export class ThreadPool {
     this.killed++;
     void thread.worker.terminate();
     const index = this.threads.indexOf(thread);
-    if (index >= 0 && !this.closed) this.threads[index] = new PoolThread(thread.index, this);
+    if (index >= 0 && !this.closed) {
+      thread.replacement = new PoolThread(thread.index, this);
+      this.threads[index] = thread.replacement;
+    }
     for (const pending of thread.pending.values()) {
       pending.resolve({ kind: "killed", overdue: pending.seq === overdue });
     }
