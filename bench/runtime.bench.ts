@@ -1,14 +1,17 @@
 /**
  * Sandbox runtime benchmark: warm `run()` with one `$emit`, a run awaiting the db three times,
  * mounting a loaded component, and deploying new code (load + mount + deploy + activate), with
- * the same emit workload in `node:vm` and as a plain function as baselines.
+ * the same emit workload in `node:vm` and as a plain function as baselines. The first three are
+ * measured in both modes: sandboxes in the calling thread and in the worker-thread pool (what
+ * `pd serve` uses), and so is the p99 of another component's warm run while one component of the
+ * pool hangs in code the interrupt cannot stop.
  *
  * Run: `npm run bench:runtime`. The last line is machine-readable.
  */
 import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import vm from "node:vm";
-import { createRuntime, type HostBridges } from "@hookline/runtime";
+import { createRuntime, type HostBridges, type Runtime } from "@hookline/runtime";
 
 const BATCHES = 7;
 
@@ -75,6 +78,13 @@ export default {
   },
 };`;
 
+/** Array.prototype.join over a sparse array: QuickJS never checks the interrupt inside it. */
+const HANG = `
+export default {
+  name: "Hang", version: "0.1.0", props: {},
+  async run() { new Array(2 ** 32 - 1).join(""); },
+};`;
+
 const DEPLOY = (i: number) => `// deploy ${i}
 export default {
   name: "Deploy", version: "0.1.0",
@@ -90,8 +100,9 @@ function check(result: { error?: { message: string } }): void {
   if (result.error) throw new Error(`benchmark component failed: ${result.error.message}`);
 }
 
-async function main(): Promise<void> {
-  const runtime = createRuntime();
+/** Warm emit, three awaited db reads and mount + dispose, in one mode. */
+async function perMode(mode: "thread" | "pool") {
+  const runtime: Runtime = createRuntime({ mode });
 
   // 1. warm emit
   const emit = await runtime.load({ code: EMIT, filename: "emit.mjs" });
@@ -114,7 +125,7 @@ async function main(): Promise<void> {
 
   // 3. mount (+ dispose) of an already-loaded component (its bundle and description, as the engine
   //    keeps them) in a fresh runtime
-  const fresh = createRuntime();
+  const fresh = createRuntime({ mode });
   const mountMs = await measure(50, 20, async (i) => {
     const m = await fresh.mount({
       id: `dc_mount_${i}`,
@@ -125,6 +136,41 @@ async function main(): Promise<void> {
     m.dispose();
   });
   await fresh.close();
+
+  // 4. (pool) another component's warm run while one hangs where the interrupt cannot stop it
+  let hangP99Ms: number | undefined;
+  if (mode === "pool") {
+    const hang = await runtime.load({ code: HANG, filename: "hang.mjs" });
+    const hangMounted = await runtime.mount({
+      id: "dc_hang",
+      bundle: hang.bundle,
+      props: {},
+      limits: { runTimeoutMs: 1500 },
+    });
+    const hung = hangMounted.run({});
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const latencies: number[] = [];
+    for (let n = 0; n < 400; n++) {
+      const t = performance.now();
+      check(await emitMounted.run({ n }));
+      latencies.push(performance.now() - t);
+    }
+    if ((await hung).error?.code !== "timeout") throw new Error("the hanging component did not time out");
+    latencies.sort((x, y) => x - y);
+    hangP99Ms = latencies[Math.floor(latencies.length * 0.99)] as number;
+    hangMounted.dispose();
+  }
+
+  emitMounted.dispose();
+  await3Mounted.dispose();
+  await runtime.close();
+  return { warmEmitMs, await3Ms, mountMs, hangP99Ms };
+}
+
+async function main(): Promise<void> {
+  const thread = await perMode("thread");
+  const pool = await perMode("pool");
+  const { warmEmitMs, await3Ms, mountMs } = thread;
 
   // 4. deploy: load new code (bundle cache miss) + mount + deploy + activate
   const deployer = createRuntime();
@@ -175,10 +221,6 @@ async function main(): Promise<void> {
     plainEmits.length = 0;
   });
 
-  emitMounted.dispose();
-  await3Mounted.dispose();
-  await runtime.close();
-
   const us = (ms: number) => ms * 1000;
   const fmt = (n: number) => String(Math.round(n * 100) / 100);
   const vmRatio = warmEmitMs / vmMs;
@@ -186,6 +228,14 @@ async function main(): Promise<void> {
     ["warm run() + $emit", `${fmt(us(warmEmitMs))} us`, "<= 30 us"],
     ["run() with 3 awaited db.get", `${fmt(us(await3Ms))} us`, "<= 100 us"],
     ["mount + dispose (loaded)", `${fmt(mountMs)} ms`, "<= 2 ms"],
+    [
+      "pool: warm run() + $emit",
+      `${fmt(us(pool.warmEmitMs))} us`,
+      `<= 2x in-thread (${fmt(pool.warmEmitMs / warmEmitMs)}x)`,
+    ],
+    ["pool: run() with 3 awaited db.get", `${fmt(us(pool.await3Ms))} us`, "<= 100 us"],
+    ["pool: mount + dispose (loaded)", `${fmt(pool.mountMs)} ms`, ""],
+    ["pool: p99 warm run while another hangs", `${fmt(pool.hangP99Ms ?? 0)} ms`, "<= 50 ms"],
     ["deploy (load+mount+deploy+activate)", `${fmt(deployMs)} ms`, "<= 50 ms"],
     ["node:vm emit (baseline)", `${fmt(us(vmMs))} us`, ""],
     ["plain function emit (baseline)", `${fmt(us(plainMs))} us`, ""],
@@ -199,7 +249,7 @@ async function main(): Promise<void> {
   for (const [name, value, target] of rows)
     console.log(`${name.padEnd(width)}  ${value.padStart(12)}  ${target}`);
   console.log(
-    `runtime: warm_emit_us=${fmt(us(warmEmitMs))} await3_us=${fmt(us(await3Ms))} mount_ms=${fmt(mountMs)} deploy_ms=${fmt(deployMs)} vm_ratio=${fmt(vmRatio)}`,
+    `runtime: warm_emit_us=${fmt(us(warmEmitMs))} await3_us=${fmt(us(await3Ms))} mount_ms=${fmt(mountMs)} deploy_ms=${fmt(deployMs)} vm_ratio=${fmt(vmRatio)} pool_warm_emit_us=${fmt(us(pool.warmEmitMs))} pool_await3_us=${fmt(us(pool.await3Ms))} pool_mount_ms=${fmt(pool.mountMs)} pool_hang_p99_ms=${fmt(pool.hangP99Ms ?? 0)}`,
   );
 }
 

@@ -230,7 +230,8 @@ export class ThreadPool {
   /** True when a thread other than `stuck` can take work (else waiting is all there is to do). */
   elsewhere(stuck: PoolThread): boolean {
     const now = Date.now();
-    return this.threads.some((t) => t !== stuck && !t.dead && !t.stalled(now));
+    // A thread still starting may take seconds (from the sources): not worth moving to.
+    return this.threads.some((t) => t !== stuck && !t.dead && t.ready && !t.stalled(now));
   }
 
   /** Terminates `thread` and starts its replacement; its requests end (`overdue` names the culprit). */
@@ -245,7 +246,9 @@ export class ThreadPool {
       this.threads[index] = thread.replacement;
     }
     for (const pending of thread.pending.values()) {
-      pending.resolve({ kind: "killed", overdue: pending.seq === overdue });
+      // What the thread had not started yet runs elsewhere; what it was running is lost.
+      if (thread.claimed(pending.seq)) pending.resolve({ kind: "killed", overdue: pending.seq === overdue });
+      else pending.resolve({ kind: "moved" });
     }
     thread.pending.clear();
     this.options.onKilled(thread);
