@@ -230,7 +230,8 @@ describe("/tmp", () => {
     m.dispose();
   });
 
-  it("caps the number of entries", async () => {
+  // 10,000 files through memfs: seconds on a loaded machine.
+  it("caps the number of entries", { timeout: 30_000 }, async () => {
     const small = testRuntime({ limits: { tmpBytes: 1024 } });
     const code = `import fs from "fs";
       export default { name: "Many", version: "0.1.0", type: "action", run() {
