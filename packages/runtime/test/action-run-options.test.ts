@@ -1,10 +1,8 @@
 // runAction's per-run options (workflow steps): props bound per run, `{{ }}` expressions evaluated
 // in the sandbox over `steps` and only the given environment variables, and `defineComponent`.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Runtime } from "../src/index.js";
 import { mountCode, testRuntime } from "./_helpers.js";
-
-const runtime = testRuntime();
-afterAll(() => runtime.close());
 
 const CODE = `export default defineComponent({
   name: "Step", version: "0.0.1", type: "action",
@@ -12,7 +10,14 @@ const CODE = `export default defineComponent({
   async run() { return { a: this.a, b: this.b, o: this.o, env: typeof process.env.SECRET } },
 })`;
 
-describe("runAction options", () => {
+// Both sandbox modes: the pool forwards the per-run options to the component's thread.
+describe.each(["thread", "pool"] as const)("runAction options in %s mode", (mode) => {
+  let runtime: Runtime;
+  beforeAll(() => {
+    runtime = testRuntime({ mode, pool: { size: 1 } });
+  });
+  afterAll(() => runtime.close());
+
   it("binds each run's props; a whole expression keeps its type, mixed text is a string", async () => {
     const m = await mountCode(runtime, CODE, { b: "mounted" });
     const steps = { trigger: { event: { n: 2, list: [1, 2] } } };

@@ -7,6 +7,7 @@
  */
 import { type ComponentDescription, HooklineError, type PropDescription } from "@hookline/core";
 import type {
+  ActionRunOptions,
   HostBridges,
   InvocationContext,
   InvocationResult,
@@ -198,8 +199,9 @@ export class RemoteMount implements MountedComponent {
     return this.enqueue("run", context ? [event, context] : [event], timeout);
   }
 
-  runAction(steps: Record<string, unknown> = {}): Promise<InvocationResult> {
-    return this.enqueue("runAction", [steps], this.limits.runTimeoutMs);
+  runAction(steps: Record<string, unknown> = {}, options?: ActionRunOptions): Promise<InvocationResult> {
+    // A workflow step's per-run props and expressions go to the thread with the steps.
+    return this.enqueue("runAction", options ? [steps, options] : [steps], this.limits.runTimeoutMs);
   }
 
   hook(name: "deploy" | "activate" | "deactivate"): Promise<InvocationResult> {

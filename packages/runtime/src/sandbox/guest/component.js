@@ -195,7 +195,7 @@
   function asText(v) {
     if (v === undefined || v === null) return "";
     if (typeof v === "string") return v;
-    if (typeof v === "object") return JSON.stringify(v);
+    if (typeof v === "object") return S.jsonStringify(v);
     return String(v);
   }
 
