@@ -1,8 +1,10 @@
 /** One HTTP attempt of a claimed delivery: sign, POST, classify the answer. */
 import type { ClaimedDelivery } from "@hookline/store";
 import { buildPayload, truncateUtf8 } from "./payload.js";
+import { outgoingRequest } from "./request-delivery.js";
 import { classifyResponse, parseRetryAfter, type ResponseClass } from "./retry-schedule.js";
 import { signPayload } from "./signature.js";
+import type { PostRequest } from "./transport.js";
 import {
   DELIVERY_USER_AGENT,
   type DeliveryClock,
@@ -80,23 +82,26 @@ export async function attemptDelivery(
     const { webhook, event } = row;
     const secrets = signingSecrets(row, startedAt, ctx);
     if (!Array.isArray(secrets)) return secrets;
-    if (secrets.length === 0) throw new Error("no_signing_secret");
-    const body = buildPayload(event);
     const timestamp = Math.floor(startedAt / 1000);
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      "user-agent": DELIVERY_USER_AGENT,
-      "webhook-id": row.eventId,
-      "webhook-timestamp": String(timestamp),
-      "webhook-signature": signPayload(secrets, row.eventId, timestamp, body),
-      "x-hookline-emitter-id": row.emitterId,
-      "x-hookline-event-name": row.channel,
-    };
-    const response = await ctx.transport.post(webhook.url, {
-      headers,
-      body,
-      timeoutMs: ctx.attemptTimeoutMs,
-    });
+    let request: PostRequest;
+    if (row.request) {
+      // A workflow's $.send.http: its own method, headers and body (request-delivery.ts).
+      request = outgoingRequest(row, row.request, secrets, timestamp);
+    } else {
+      if (secrets.length === 0) throw new Error("no_signing_secret");
+      const body = buildPayload(event);
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        "user-agent": DELIVERY_USER_AGENT,
+        "webhook-id": row.eventId,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signPayload(secrets, row.eventId, timestamp, body),
+        "x-hookline-emitter-id": row.emitterId,
+        "x-hookline-event-name": row.channel,
+      };
+      request = { headers, body };
+    }
+    const response = await ctx.transport.post(webhook.url, { ...request, timeoutMs: ctx.attemptTimeoutMs });
     const kind = classifyResponse(response.status);
     const result: AttemptResult = {
       kind,

@@ -44,8 +44,11 @@ async function outcomeOf(row: ClaimedDelivery, result: AttemptResult, ctx: Deliv
   const complete: CompleteOptions = { state: "failed", at: now };
   if (result.status !== undefined) complete.status = result.status;
   if (result.error !== undefined) complete.error = result.error;
+  // A workflow's request ($.send.http) has no webhook: no health, no disabling, retried or failed.
+  const request = row.request !== undefined;
   switch (result.kind) {
     case "success": {
+      if (request) return { complete: { ...complete, state: "succeeded" } };
       const clear = webhook.failingSince !== undefined || ctx.markedFailing.has(webhook.id);
       return {
         complete: { ...complete, state: "succeeded" },
@@ -53,8 +56,10 @@ async function outcomeOf(row: ClaimedDelivery, result: AttemptResult, ctx: Deliv
       };
     }
     case "disable":
+      if (request) return { complete };
       return { complete, patch: { active: false, disabledReason: "gone" }, disabled: "gone" };
     case "config":
+      if (request) return { complete };
       // Not the receiver's fault and not retried on the schedule: the webhook is disabled with the
       // reason, so the delivery waits paused (nothing is lost) until the key is fixed and it is enabled.
       return {
@@ -77,6 +82,7 @@ async function outcomeOf(row: ClaimedDelivery, result: AttemptResult, ctx: Deliv
       complete.nextAttemptAt = now + delay;
     }
   }
+  if (request) return out;
   // Health: read the webhook again, the claimed snapshot may be stale.
   const current = await ctx.store.webhooks.get(row.workspaceId, webhook.id);
   const failingSince = current?.failingSince;

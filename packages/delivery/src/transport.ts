@@ -10,6 +10,8 @@ export interface TransportOptions extends GuardedFetchOptions {}
 
 /** A request for {@link Transport.post}. */
 export interface PostRequest {
+  /** The method: `POST` by default (workflow requests use others). */
+  method?: string;
   /** Request headers (e.g. `content-type` and the Standard Webhooks headers). */
   headers?: Record<string, string>;
   /** The request body, sent as is. */
@@ -35,7 +37,7 @@ export interface Transport {
   /** The SSRF-guarded, non-redirecting fetch used under the hood (no time limit of its own: pass a signal). */
   fetch: typeof fetch;
   /**
-   * POSTs `body` to `url`. Resolves for every HTTP status; rejects with `SsrfError` (code `ssrf_blocked`),
+   * POSTs `body` to `url` (or sends it with `request.method`). Resolves for every HTTP status; rejects with `SsrfError` (code `ssrf_blocked`),
    * {@link RequestTimeoutError} (code `timeout`) or a network error.
    */
   post(url: string | URL, request?: PostRequest): Promise<PostResult>;
@@ -83,7 +85,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
     };
     if (request.headers) kyOptions.headers = request.headers;
     try {
-      const response: RawResponse = await ky.post(url, kyOptions);
+      const response: RawResponse = await ky(url, { ...kyOptions, method: request.method ?? "POST" });
       const body = response[RAW_TEXT] ?? (await response.text());
       const headers: Record<string, string> = {};
       response.headers.forEach((value, key) => {

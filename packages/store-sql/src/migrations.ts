@@ -250,6 +250,15 @@ CREATE TABLE settings (
 );
 `,
   },
+  {
+    id: 4,
+    name: "workflows, executions, environment variables, workflow requests",
+    // A delivery with a request (JSON text) is a workflow's $.send.http: webhook_id and emitter_id
+    // hold the workflow, event_id the execution, channel the step; no event or webhook row exists.
+    sql: `
+ALTER TABLE deliveries ADD COLUMN request text;
+`,
+  },
 ];
 
 /** Splits a migration into its statements (see {@link Migration.sql}). */

@@ -5,10 +5,10 @@ import { countOf, type SqlContext } from "./context.js";
 import { ATTEMPT, cols, DELIVERY, EVENT, toAttempt, toDelivery, toEvent, unprefix } from "./rows.js";
 
 /**
- * The state a delivery waits in (`d` being the row): `pending` when its webhook is enabled, `paused`
- * otherwise.
+ * The state a delivery waits in (`d` being the row): `pending` when its webhook is enabled (or it is
+ * a workflow's request, which has none), `paused` otherwise.
  */
-export const WAITING_STATE = `CASE WHEN EXISTS (
+export const WAITING_STATE = `CASE WHEN d.request IS NOT NULL OR EXISTS (
     SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active
   ) THEN 'pending' ELSE 'paused' END`;
 
@@ -60,8 +60,8 @@ export function sqlDeliveries(c: SqlContext): DeliveryStore {
         `WITH retried AS (
            UPDATE deliveries d SET state = ${WAITING_STATE}, next_attempt_at = $3, updated_at = $3
            WHERE d.workspace_id = $1 AND d.id = $2 AND d.state <> 'delivering'
-             AND EXISTS (SELECT 1 FROM events e WHERE e.id = d.event_id)
-             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id)
+             AND (d.request IS NOT NULL OR (EXISTS (SELECT 1 FROM events e WHERE e.id = d.event_id)
+               AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id)))
            RETURNING d.state
          ), c AS (SELECT count(*) AS n, count(*) FILTER (WHERE state = 'pending') AS due FROM retried)
          SELECT n, ${c.notifyDueWhen("due > 0", params)} AS noted FROM c`,

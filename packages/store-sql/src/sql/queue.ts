@@ -3,7 +3,7 @@
  * workers (and nodes) never receive the same row.
  */
 import type { ClaimedDelivery, DeliveryQueue, Queue, TimerQueue } from "@hookline/store";
-import { compareText, newAttempt } from "@hookline/store/adapter";
+import { compareText, newAttempt, newRequestDelivery, requestClaim } from "@hookline/store/adapter";
 import type { SqlClient } from "../clients.js";
 import type { SqlContext } from "./context.js";
 import { WAITING_STATE } from "./deliveries.js";
@@ -14,6 +14,7 @@ import {
   TIMER,
   toDelivery,
   toEvent,
+  toJson,
   toTimer,
   toWebhook,
   unprefix,
@@ -31,7 +32,7 @@ const notExcluded = (n: number): string => `AND d.webhook_id <> ALL(string_to_ar
 
 /** The due pending rows a claim takes: the earliest first. $1 now, $2 want, $5 excluded webhooks. */
 const pickAny = (exclude: boolean): string => `
-  SELECT d.id, d.event_id, d.webhook_id FROM deliveries d
+  SELECT d.id, d.event_id, d.webhook_id, d.request IS NOT NULL AS is_request FROM deliveries d
   WHERE d.state = 'pending' AND d.next_attempt_at <= $1 ${exclude ? notExcluded(5) : ""}
   ORDER BY d.next_attempt_at, d.id
   LIMIT $2
@@ -71,7 +72,7 @@ const pickPerWebhook = (exclude: boolean): string => `
     ORDER BY p.next_attempt_at, p.id
     LIMIT $2
   )
-  SELECT d.id, d.event_id, d.webhook_id FROM deliveries d
+  SELECT d.id, d.event_id, d.webhook_id, d.request IS NOT NULL AS is_request FROM deliveries d
   WHERE d.id IN (SELECT id FROM allowed) AND d.state = 'pending'
   FOR UPDATE SKIP LOCKED`;
 
@@ -83,8 +84,9 @@ const leaseSql = (picked: string): string => `
   WITH picked AS (${picked}
   ), flagged AS (
     SELECT p.id,
-      EXISTS (SELECT 1 FROM events e WHERE e.id = p.event_id) AS has_event,
-      (SELECT w.active FROM webhooks w WHERE w.id = p.webhook_id) AS active
+      p.is_request OR EXISTS (SELECT 1 FROM events e WHERE e.id = p.event_id) AS has_event,
+      CASE WHEN p.is_request THEN true
+        ELSE (SELECT w.active FROM webhooks w WHERE w.id = p.webhook_id) END AS active
     FROM picked p
   ), updated AS (
     UPDATE deliveries d SET
@@ -102,8 +104,8 @@ const leaseSql = (picked: string): string => `
   )
   SELECT ${cols(DELIVERY, "u")}, ${cols(EVENT, "e", "e_")}, ${cols(WEBHOOK, "w", "w_")}
   FROM updated u
-  LEFT JOIN events e ON e.id = u.event_id
-  LEFT JOIN webhooks w ON w.id = u.webhook_id`;
+  LEFT JOIN events e ON e.id = u.event_id AND u.request IS NULL
+  LEFT JOIN webhooks w ON w.id = u.webhook_id AND u.request IS NULL`;
 
 const LEASE_ANY = leaseSql(pickAny(false));
 const LEASE_ANY_EXCLUDING = leaseSql(pickAny(true));
@@ -146,6 +148,10 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
           const rows = await c.run(text, params, undefined, tx);
           let skipped = 0;
           for (const row of rows) {
+            if (row.state === "delivering" && row.request != null) {
+              claimed.push(requestClaim(toDelivery(row)));
+              continue;
+            }
             if (row.state !== "delivering" || row.e_id == null || row.w_id == null) {
               skipped++;
               continue;
@@ -187,6 +193,28 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
       // Through the group commit: the outcomes of concurrent deliveries share one transaction.
       const rows = await c.grouped((tx) => c.run(text, params, undefined, tx));
       return rows.length > 0;
+    },
+    async enqueue(input) {
+      const row = newRequestDelivery(input, input.now ?? c.clock());
+      const params: unknown[] = [
+        row.id,
+        row.workspaceId,
+        row.webhookId,
+        row.eventId,
+        row.emitterId,
+        row.channel,
+        row.nextAttemptAt,
+        toJson(row.request, "request"),
+      ];
+      await c.run(
+        `WITH inserted AS (
+           INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, emitter_id, channel, state,
+             next_attempt_at, created_at, updated_at, request)
+           VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7, $7, $8) RETURNING 1
+         ) SELECT ${c.notifyDueWhen("true", params)} AS noted FROM inserted`,
+        params,
+      );
+      return row;
     },
     async recordAttempt(input) {
       const row = newAttempt(input);

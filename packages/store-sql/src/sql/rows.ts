@@ -8,6 +8,7 @@ import type {
   ApiKey,
   Attempt,
   Delivery,
+  DeliveryRequest,
   DeliveryState,
   DeployedComponent,
   LogLine,
@@ -146,6 +147,7 @@ export const DELIVERY = [
   "last_error",
   "created_at",
   "updated_at",
+  "request",
 ] as const;
 export const ATTEMPT = [
   "id",
@@ -303,6 +305,7 @@ export function toDelivery(row: SqlRow): Delivery {
   setIf(delivery, "leaseExpiresAt", optNum(row.lease_expires_at));
   setIf(delivery, "lastStatus", optNum(row.last_status));
   setIf(delivery, "lastError", optStr(row.last_error));
+  setIf(delivery, "request", fromJson(row.request) as DeliveryRequest | undefined);
   return delivery;
 }
 

@@ -10,7 +10,8 @@ import { byWorkspace, inWorkspace, type MemoryState } from "./state.js";
  * otherwise. Returns whether it became due.
  */
 export function requeue(s: MemoryState, row: Delivery, now: number): boolean {
-  const due = s.webhooks.get(row.webhookId)?.active === true;
+  // A workflow's request has no webhook: it never waits paused.
+  const due = row.request !== undefined || s.webhooks.get(row.webhookId)?.active === true;
   s.setState(row, due ? "pending" : "paused");
   row.nextAttemptAt = now;
   row.updatedAt = now;
@@ -54,7 +55,7 @@ export function memoryDeliveries(s: MemoryState): DeliveryStore {
       s.open();
       const row = inWorkspace(s.deliveries.get(id), workspaceId);
       if (!row || row.state === "delivering") return false;
-      if (!s.events.has(row.eventId) || !s.webhooks.has(row.webhookId)) return false;
+      if (!row.request && (!s.events.has(row.eventId) || !s.webhooks.has(row.webhookId))) return false;
       if (requeue(s, row, now)) announceDue();
       return true;
     },

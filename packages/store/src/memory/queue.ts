@@ -1,4 +1,5 @@
 /** The Queue of a memory store: claims of due deliveries and timer ticks. */
+import { newRequestDelivery, requestClaim } from "../adapter/requests.js";
 import { newAttempt } from "../adapter/rows.js";
 import type { ClaimedDelivery, Delivery, DeliveryQueue, Queue, TimerQueue } from "../types/index.js";
 import { copy, copyPlain } from "./copy.js";
@@ -29,7 +30,8 @@ function memoryDeliveryQueue(s: MemoryState): DeliveryQueue {
       const lease = (row: Delivery): boolean => {
         if (excluded.has(row.webhookId)) return false;
         // Refused rows stay queued; rows of a gone event or webhook are failed below.
-        if (!inFlight || !s.events.has(row.eventId) || !s.webhooks.has(row.webhookId)) return true;
+        if (!inFlight) return true;
+        if (!row.request && (!s.events.has(row.eventId) || !s.webhooks.has(row.webhookId))) return true;
         const count = inFlight.get(row.webhookId) ?? 0;
         if (count >= (perWebhookLimit as number)) return false;
         inFlight.set(row.webhookId, count + 1);
@@ -39,6 +41,16 @@ function memoryDeliveryQueue(s: MemoryState): DeliveryQueue {
         const batch = s.due.popDue(now, max - claimed.length, lease);
         if (batch.length === 0) break;
         for (const row of batch) {
+          if (row.request) {
+            // A workflow's request: no event or webhook row to check.
+            s.setState(row, "delivering");
+            row.attempts += 1;
+            row.leaseOwner = owner;
+            row.leaseExpiresAt = now + leaseMs;
+            row.updatedAt = now;
+            claimed.push(requestClaim(copyPlain(row)));
+            continue;
+          }
           const event = s.events.get(row.eventId);
           const webhook = s.webhooks.get(row.webhookId);
           if (!event || !webhook) {
@@ -80,6 +92,15 @@ function memoryDeliveryQueue(s: MemoryState): DeliveryQueue {
       row.updatedAt = at;
       if (due) announceDue();
       return true;
+    },
+    async enqueue(input) {
+      s.open();
+      const row = newRequestDelivery(input, input.now ?? s.clock());
+      s.deliveries.set(row.id, row);
+      s.setState(row, "pending");
+      s.due.push(row);
+      announceDue();
+      return copy(row);
     },
     async recordAttempt(input) {
       s.open();

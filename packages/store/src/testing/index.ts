@@ -21,6 +21,7 @@ import { logsSuite } from "./logs.js";
 import { multiProcessSuite } from "./multi-process.js";
 import { notificationsSuite } from "./notifications.js";
 import { queueSuite } from "./queue.js";
+import { requestsSuite } from "./requests.js";
 import { savedComponentsSuite } from "./saved-components.js";
 import { settingsSuite } from "./settings.js";
 import { subscriptionsSuite } from "./subscriptions.js";
@@ -93,6 +94,7 @@ export function runStoreConformance(
     timersSuite(t);
     deliveriesSuite(t);
     queueSuite(t);
+    requestsSuite(t);
     notificationsSuite(t);
     multiProcessSuite(t);
     textSuite(t);

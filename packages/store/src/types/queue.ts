@@ -53,7 +53,28 @@ export interface TimerStore {
  */
 export type DeliveryState = "pending" | "paused" | "delivering" | "succeeded" | "failed";
 
-/** One delivery of one event to one webhook. */
+/**
+ * The HTTP request of a delivery that is not an event to a webhook: a workflow's `$.send.http`
+ * (see {@link DeliveryQueue.enqueue}). The worker sends it as is, on the same schedule as webhook
+ * deliveries, signed when it has secrets.
+ */
+export interface DeliveryRequest {
+  /** The target URL (http or https). */
+  url: string;
+  /** The method, upper case (`POST`, `PUT`, ...). */
+  method: string;
+  /** The request headers, lower-cased names. */
+  headers: Record<string, string>;
+  /** The body, sent as is. */
+  body?: string;
+  /**
+   * Signing secrets, encrypted at rest as webhook secrets are: with any, the request carries the
+   * Standard Webhooks headers signed with each.
+   */
+  secrets?: string[];
+}
+
+/** One delivery of one event to one webhook, or of one workflow request to its URL. */
 export interface Delivery {
   /** `dlv_` id. */
   id: string;
@@ -85,6 +106,12 @@ export interface Delivery {
   createdAt: number;
   /** Last update time. */
   updatedAt: number;
+  /**
+   * Set on a workflow's request (`$.send.http`): then `webhookId` and `emitterId` are the workflow
+   * (`p_...`), `eventId` the execution (`exe_...`) and `channel` the step's name, and no event or
+   * webhook row exists for it.
+   */
+  request?: DeliveryRequest;
 }
 
 /** A delivery with its event (absent when the event was deleted). */
@@ -93,12 +120,33 @@ export interface DeliveryWithEvent extends Delivery {
   event?: StoredEvent;
 }
 
-/** A claimed delivery: what a worker needs to POST it. */
+/**
+ * A claimed delivery: what a worker needs to send it. For a workflow request (`request` set),
+ * `webhook` describes its target (`id` the workflow, `url` the request's, `secrets` the request's,
+ * always `active`) and `event` its execution (`id` the execution, no body), so that one worker
+ * loop serves both kinds.
+ */
 export interface ClaimedDelivery extends Delivery {
   /** The event to POST. */
   event: StoredEvent;
   /** The target webhook. */
   webhook: Webhook;
+}
+
+/** Input of {@link DeliveryQueue.enqueue}: a workflow step's request. */
+export interface EnqueueRequestInput {
+  /** Owning workspace. */
+  workspaceId: string;
+  /** The workflow (`p_...`). */
+  workflowId: string;
+  /** The execution (`exe_...`). */
+  executionId: string;
+  /** The step's name. */
+  stepName: string;
+  /** What to send. */
+  request: DeliveryRequest;
+  /** The current time (defaults to the store clock); the row is due then. */
+  now?: number;
 }
 
 /** Options of {@link DeliveryStore.list}. */
@@ -228,6 +276,11 @@ export interface DeliveryQueue {
    * rescheduled (`pending`) while its webhook is disabled becomes `paused`.
    */
   complete(id: string, owner: string, outcome: CompleteOptions): Promise<boolean>;
+  /**
+   * Queues a workflow's request (`$.send.http`) as a delivery due now, claimed and retried like
+   * the others (bounded per workflow as deliveries are per webhook), and announces it.
+   */
+  enqueue(input: EnqueueRequestInput): Promise<Delivery>;
   /** Records one attempt. */
   recordAttempt(input: RecordAttemptInput): Promise<Attempt>;
   /** Returns rows whose lease expired (`leaseExpiresAt <= now`) to `pending`; returns the count. */
