@@ -4,7 +4,7 @@
  * argument. Modules take what they use from it; none keeps a hidden reference to another.
  */
 import { HooklineError, type Problem } from "@hookline/core";
-import type { Transport } from "@hookline/delivery";
+import type { Destinations, Transport } from "@hookline/delivery";
 import type { Runtime } from "@hookline/runtime";
 import type { DeployedComponent, SavedComponent, Store } from "@hookline/store";
 import type { AppsContext } from "./apps.js";
@@ -23,6 +23,8 @@ export interface EngineContext {
   /** Outbound HTTP (the SSRF-guarded transport unless the embedder gave one). */
   readonly transport: Transport;
   readonly clock: Clock;
+  /** Where workflows' `$.send.email` and `$.send.s3` go (none configured: `{}`). */
+  readonly destinations: Destinations;
   /** Seals and opens secrets at rest. */
   readonly box: SecretBox;
   readonly apps: AppsContext;

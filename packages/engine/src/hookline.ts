@@ -13,7 +13,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { HooklineError } from "@hookline/core";
-import { createDeliveryWorker, createTransport, type DeliveryWorker } from "@hookline/delivery";
+import {
+  closeDestinations,
+  createDeliveryWorker,
+  createTransport,
+  type DeliveryWorker,
+} from "@hookline/delivery";
 import { createRuntime, type Limits, type RuntimeOptions } from "@hookline/runtime";
 import { createMemoryStore, type Store } from "@hookline/store";
 import mitt, { type Emitter } from "mitt";
@@ -123,7 +128,8 @@ export interface Hookline {
   readonly worker: DeliveryWorker | undefined;
   /**
    * Stops the loops, drains in-flight deliveries (releasing what does not finish), unmounts every
-   * sandbox and closes the runtime and transport it created (the store is the caller's).
+   * sandbox and closes the runtime and transport it created and the destinations (the store is the
+   * caller's).
    */
   close(): Promise<void>;
 }
@@ -208,6 +214,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     runtime,
     transport,
     clock,
+    destinations: options.destinations ?? {},
     box,
     apps,
     registry: createRegistry({
@@ -310,6 +317,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       ctx.mounts.disposeAll();
       if (ownsRuntime) await runtime.close();
       if (ownsTransport) transport.close();
+      await closeDestinations(ctx.destinations);
     },
   };
 }

@@ -4,6 +4,13 @@
  * @packageDocumentation
  */
 
+// The destinations of workflows' $.send.email and $.send.s3, for `createHookline({ destinations })`.
+export {
+  createDestinations,
+  type Destinations,
+  type DestinationsOptions,
+  destinationsFromEnv,
+} from "@hookline/delivery";
 export type { AccountsApi } from "./accounts.js";
 export { API_KEY_PREFIX, hashApiKey } from "./api-keys.js";
 export { DEFAULT_NO_AUTH_APPS } from "./apps.js";

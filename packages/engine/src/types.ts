@@ -3,7 +3,7 @@
  * interface itself and the views). A leaf module: it imports no other engine module but the clock,
  * and retention's options, so every engine module can use these types without an import circle.
  */
-import type { DeliveryWorkerOptions, Transport } from "@hookline/delivery";
+import type { DeliveryWorkerOptions, Destinations, Transport } from "@hookline/delivery";
 import type { Limits, PackagesOptions, PoolOptions, Runtime } from "@hookline/runtime";
 import type { Store, StoredEvent } from "@hookline/store";
 import type { Clock } from "./clock.js";
@@ -98,6 +98,17 @@ export interface HooklineOptions {
    * ```
    */
   limits?: Partial<Limits> & Partial<EngineLimits>;
+  /**
+   * Where workflows' `$.send.email` and `$.send.s3` go (see `Destinations` in `@hookline/delivery`;
+   * `destinationsFromEnv(process.env)` reads them as `pd serve` does). A kind left out fails the
+   * step with `destination_not_configured`. The engine closes them when it closes.
+   *
+   * @example
+   * ```ts
+   * createHookline({ destinations: destinationsFromEnv(process.env) });
+   * ```
+   */
+  destinations?: Destinations;
   /** Timers: how often due ticks are looked for once {@link Hookline.start} ran (default 1,000 ms). */
   timerPollMs?: number;
   /**

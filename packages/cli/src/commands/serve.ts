@@ -13,6 +13,7 @@ import { defineCommand } from "../_command.js";
 import { DEFAULT_DATA_DIR } from "../_config.js";
 import { CliError, note, out, style } from "../_output.js";
 import { _npmOptions, _packagesOptions } from "../_packages.js";
+import { _destinationsLine, _serveDestinations } from "../_serve-destinations.js";
 import { outboundLine, readServeSettings, SETTING_OPTIONS } from "../_serve-settings.js";
 import { _publishAtStart } from "../_startup-registry.js";
 
@@ -179,13 +180,19 @@ export default defineCommand({
     const dataDir = memory ? undefined : resolve(_str(args, "data-dir") ?? DEFAULT_DATA_DIR);
     if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 
-    const [{ createHookline }, { createHandler }, { onClientError, toNodeListener }, { withUi, isUiBuilt }] =
-      await Promise.all([
-        import("@hookline/engine"),
-        import("@hookline/http"),
-        import("@hookline/http/node"),
-        import("@hookline/ui"),
-      ]);
+    const [
+      { createHookline, destinationsFromEnv },
+      { createHandler },
+      { onClientError, toNodeListener },
+      { withUi, isUiBuilt },
+    ] = await Promise.all([
+      import("@hookline/engine"),
+      import("@hookline/http"),
+      import("@hookline/http/node"),
+      import("@hookline/ui"),
+    ]);
+    // Checked before anything opens: a misconfigured destination stops the start.
+    const destinations = _serveDestinations(process.env, destinationsFromEnv);
     const npm = _packagesOptions(args, join(dataDir ?? tmpdir(), dataDir ? "packages" : "hookline-packages"));
     const secrets = _secretsKey(dataDir);
     const opened = await _openStore({ memory, databaseUrl, dataDir: dataDir ?? "" });
@@ -228,6 +235,7 @@ export default defineCommand({
       baseUrl,
       worker: _flag(args, "no-worker") ? false : { ...settings.engine.worker, onAttempt: _logRefusedOnce() },
       packages: npm.packages,
+      destinations,
     });
     // Checks the secrets key against the store first: a node with another key refuses to start.
     await hookline.start().catch(async (error: unknown) => {
@@ -260,6 +268,7 @@ export default defineCommand({
     out(`  Store:    ${opened.label}`);
     out(`  Worker:   ${_flag(args, "no-worker") ? "off (--no-worker)" : "on"}`);
     out(`  Outbound: ${outboundLine(settings)}`);
+    out(`  Sends:    ${_destinationsLine(destinations)}`);
     if (settings.given.length > 0) out(`  Settings: ${settings.given.join(" ")}`);
     out(`  npm:      ${npm.label}; packages cached in ${npm.packages.cacheDir}`);
     for (const line of registryLines) out(`  Registry: ${line}`);
