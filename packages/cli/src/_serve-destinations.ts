@@ -26,15 +26,12 @@ export function _serveDestinations(
 
 /** The banner line on destinations: which are on, and how to turn on the others. @internal */
 export function _destinationsLine(destinations: Destinations): string {
-  const on = [destinations.email ? "email (SMTP)" : undefined, destinations.s3 ? "s3" : undefined].filter(
-    Boolean,
-  );
-  const off = [
-    destinations.email ? undefined : "$.send.email: set HOOKLINE_SMTP_URL and HOOKLINE_EMAIL_FROM",
-    destinations.s3 ? undefined : "$.send.s3: set HOOKLINE_S3_ACCESS_KEY_ID, HOOKLINE_S3_SECRET_ACCESS_KEY",
-  ].filter(Boolean);
-  return [
-    on.length > 0 ? on.join(", ") : "none",
-    ...(off.length > 0 ? [`off (${off.join("; ")})`] : []),
-  ].join("; ");
+  const on: string[] = [];
+  const off: string[] = [];
+  if (destinations.email) on.push("$.send.email (SMTP)");
+  else off.push("$.send.email: set HOOKLINE_SMTP_URL and HOOKLINE_EMAIL_FROM");
+  if (destinations.s3) on.push("$.send.s3");
+  else off.push("$.send.s3: set HOOKLINE_S3_ACCESS_KEY_ID, _SECRET_ACCESS_KEY and _BUCKET");
+  const head = on.length > 0 ? on.join(", ") : "no email or S3 destination";
+  return off.length > 0 ? `${head} (${off.join("; ")})` : head;
 }
