@@ -255,8 +255,60 @@ CREATE TABLE settings (
     name: "workflows, executions, environment variables, workflow requests",
     // A delivery with a request (JSON text) is a workflow's $.send.http: webhook_id and emitter_id
     // hold the workflow, event_id the execution, channel the step; no event or webhook row exists.
+    // Workflows keep their trigger and steps as JSON text. An execution is one row plus one row per
+    // step record (execution_steps), so that recording a step rewrites one small row in one
+    // statement; its JSON values (event, context, error, each record) are JSON text too.
     sql: `
 ALTER TABLE deliveries ADD COLUMN request text;
+CREATE TABLE workflows (
+  id text COLLATE "C" PRIMARY KEY,
+  workspace_id text COLLATE "C" NOT NULL,
+  name text NOT NULL,
+  trigger text NOT NULL,
+  steps text NOT NULL,
+  active boolean NOT NULL,
+  endpoint_id text COLLATE "C" UNIQUE,
+  source_id text COLLATE "C",
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX workflows_workspace ON workflows (workspace_id, id);
+CREATE INDEX workflows_source ON workflows (source_id) WHERE active;
+CREATE TABLE executions (
+  id text COLLATE "C" PRIMARY KEY,
+  ord bigserial NOT NULL,
+  workspace_id text COLLATE "C" NOT NULL,
+  workflow_id text COLLATE "C" NOT NULL,
+  status text NOT NULL,
+  trigger text NOT NULL,
+  event text,
+  context text,
+  exit_reason text,
+  error text,
+  started_at bigint,
+  finished_at bigint,
+  lease_owner text,
+  lease_expires_at bigint,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX executions_workflow ON executions (workflow_id, id);
+CREATE INDEX executions_queued ON executions (ord) WHERE status = 'queued';
+CREATE INDEX executions_running ON executions (lease_expires_at) WHERE status = 'running';
+CREATE TABLE execution_steps (
+  execution_id text COLLATE "C" NOT NULL,
+  idx integer NOT NULL,
+  record text NOT NULL,
+  PRIMARY KEY (execution_id, idx)
+);
+CREATE TABLE env_vars (
+  workspace_id text COLLATE "C" NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  value text NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  PRIMARY KEY (workspace_id, name)
+);
 `,
   },
 ];

@@ -13,7 +13,9 @@ import { sqlDedupe } from "./sql/dedupe.js";
 import { sqlDeliveries } from "./sql/deliveries.js";
 import { sqlDeployedComponents } from "./sql/deployed-components.js";
 import { sqlEmits } from "./sql/emits.js";
+import { sqlEnv } from "./sql/env.js";
 import { sqlEvents } from "./sql/events.js";
+import { sqlExecutionQueue, sqlExecutions } from "./sql/executions.js";
 import { sqlKv } from "./sql/kv.js";
 import { sqlLogs } from "./sql/logs.js";
 import { sqlQueue } from "./sql/queue.js";
@@ -22,6 +24,7 @@ import { sqlSettings } from "./sql/settings.js";
 import { sqlSubscriptions } from "./sql/subscriptions.js";
 import { sqlTimers } from "./sql/timers.js";
 import { sqlWebhooks } from "./sql/webhooks.js";
+import { sqlWorkflows } from "./sql/workflows.js";
 import { sqlWorkspaces } from "./sql/workspaces.js";
 
 export type { NotifyOptions } from "./_notify.js";
@@ -94,7 +97,10 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
     timers: sqlTimers(c),
     deliveries: sqlDeliveries(c),
     settings: sqlSettings(c),
-    queue: sqlQueue(c),
+    queue: { ...sqlQueue(c), executions: sqlExecutionQueue(c) },
+    workflows: sqlWorkflows(c),
+    executions: sqlExecutions(c),
+    env: sqlEnv(c),
     async close() {
       closed = true;
       await notifier?.close();
