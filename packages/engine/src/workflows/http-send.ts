@@ -13,7 +13,8 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 const FIELDS = ["url", "method", "headers", "params", "auth", "data", "body", "signing_secret"];
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Control characters (CR and LF above all) would let a value add headers.
-const CONTROL = new RegExp("[\\u0000-\\u001f\\u007f]");
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is its purpose
+const CONTROL = /[\u0000-\u001f\u007f]/;
 /** Headers the transport or the delivery engine owns. */
 const OWNED = new Set(["host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade"]);
 
