@@ -255,9 +255,12 @@ CREATE TABLE settings (
     name: "workflows, executions, environment variables, workflow requests",
     // A delivery with a request (JSON text) is a workflow's $.send.http: webhook_id and emitter_id
     // hold the workflow, event_id the execution, channel the step; no event or webhook row exists.
-    // Workflows keep their trigger and steps as JSON text. An execution is one row plus one row per
-    // step record (execution_steps), so that recording a step rewrites one small row in one
-    // statement; its JSON values (event, context, error, each record) are JSON text too.
+    // Workflows keep their trigger and steps as JSON text. An execution is one row whose step
+    // records are an array of JSON texts (steps[i]), so that starting an execution is one INSERT
+    // and recording a step one UPDATE of one element, on one row (PGlite's cost is per statement);
+    // its other JSON values (event, context, error) are JSON text too. The foreign key says an
+    // execution's workflow is in its workspace (cheaper than a guard in the INSERT) and deletes
+    // executions with their workflow.
     sql: `
 ALTER TABLE deliveries ADD COLUMN request text;
 CREATE TABLE workflows (
@@ -270,19 +273,20 @@ CREATE TABLE workflows (
   endpoint_id text COLLATE "C" UNIQUE,
   source_id text COLLATE "C",
   created_at bigint NOT NULL,
-  updated_at bigint NOT NULL
+  updated_at bigint NOT NULL,
+  UNIQUE (id, workspace_id)
 );
 CREATE INDEX workflows_workspace ON workflows (workspace_id, id);
 CREATE INDEX workflows_source ON workflows (source_id) WHERE active;
 CREATE TABLE executions (
   id text COLLATE "C" PRIMARY KEY,
-  ord bigserial NOT NULL,
   workspace_id text COLLATE "C" NOT NULL,
   workflow_id text COLLATE "C" NOT NULL,
   status text NOT NULL,
   trigger text NOT NULL,
   event text,
   context text,
+  steps text[] NOT NULL,
   exit_reason text,
   error text,
   started_at bigint,
@@ -290,17 +294,12 @@ CREATE TABLE executions (
   lease_owner text,
   lease_expires_at bigint,
   created_at bigint NOT NULL,
-  updated_at bigint NOT NULL
+  updated_at bigint NOT NULL,
+  FOREIGN KEY (workflow_id, workspace_id) REFERENCES workflows (id, workspace_id) ON DELETE CASCADE
 );
 CREATE INDEX executions_workflow ON executions (workflow_id, id);
-CREATE INDEX executions_queued ON executions (ord) WHERE status = 'queued';
+CREATE INDEX executions_queued ON executions (id) WHERE status = 'queued';
 CREATE INDEX executions_running ON executions (lease_expires_at) WHERE status = 'running';
-CREATE TABLE execution_steps (
-  execution_id text COLLATE "C" NOT NULL,
-  idx integer NOT NULL,
-  record text NOT NULL,
-  PRIMARY KEY (execution_id, idx)
-);
 CREATE TABLE env_vars (
   workspace_id text COLLATE "C" NOT NULL,
   name text COLLATE "C" NOT NULL,

@@ -25,7 +25,6 @@ export const WORKFLOW = [
 
 export const EXECUTION = [
   "id",
-  "ord",
   "workspace_id",
   "workflow_id",
   "status",
@@ -42,12 +41,8 @@ export const EXECUTION = [
   "updated_at",
 ] as const;
 
-/**
- * The select-list item of an execution's step records (`e` being the execution): their JSON texts
- * joined in order, one round trip for the execution and its steps.
- */
-export const STEPS_OF = (alias: string): string =>
-  `(SELECT string_agg(s.record, ',' ORDER BY s.idx) FROM execution_steps s WHERE s.execution_id = ${alias}.id) AS steps`;
+/** The select-list item of an execution's step records (an array of JSON texts), joined by commas. */
+export const STEPS_OF = (alias: string): string => `array_to_string(${alias}.steps, ',') AS steps`;
 
 export function toWorkflow(row: SqlRow): Workflow {
   const workflow: Workflow = {

@@ -97,15 +97,11 @@ export function sqlWorkflows(c: SqlContext): WorkflowStore {
       return undefined;
     },
     async delete(workspaceId, id) {
-      // One statement: the workflow, its executions and their steps, its timer, its logs and the
+      // One statement: the workflow, its executions (by the foreign key's cascade), its timer, its logs and the
       // subscriptions where it is the emitter or the listener go together.
       const rows = await c.run(
         `WITH w AS (
            DELETE FROM workflows WHERE workspace_id = $1 AND id = $2 RETURNING id
-         ), x AS (
-           DELETE FROM executions WHERE workflow_id IN (SELECT id FROM w) RETURNING id
-         ), st AS (
-           DELETE FROM execution_steps WHERE execution_id IN (SELECT id FROM x)
          ), tm AS (
            DELETE FROM timers WHERE component_id IN (SELECT id FROM w)
          ), lg AS (
