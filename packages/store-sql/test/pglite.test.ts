@@ -15,6 +15,7 @@ runStoreConformance(
     timeout: 30_000,
     notifications: true,
     faultInjection: faults,
+    workflows: true,
     // Another store instance over the same database, as another process sharing it would open.
     multiProcess: () => createSqlStore(pgliteClient(db as PGlite)),
   },

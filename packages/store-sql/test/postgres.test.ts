@@ -53,6 +53,7 @@ describe.skipIf(!url)("Postgres", () => {
     timeout: 30_000,
     notifications: true,
     faultInjection: faults,
+    workflows: true,
     multiProcess: () => createSqlStore(pgPoolClient(poolFor(schema))),
   });
 

@@ -76,6 +76,13 @@ export function sqlExecutions(c: SqlContext): ExecutionStore {
       if (patch.startedAt !== undefined) set("started_at", patch.startedAt, "::bigint");
       if (patch.finishedAt !== undefined) set("finished_at", patch.finishedAt, "::bigint");
       if (patch.leaseExpiresAt !== undefined) set("lease_expires_at", patch.leaseExpiresAt, "::bigint");
+      if (patch.steps !== undefined) {
+        set(
+          "steps",
+          patch.steps.map((step, i) => toJson(step, `steps[${i}]`) as string),
+          "::text[]",
+        );
+      }
       if (patch.status !== undefined && (isFinalStatus(patch.status) || patch.status === "queued")) {
         sets.push("lease_owner = NULL", "lease_expires_at = NULL");
       }
@@ -86,6 +93,18 @@ export function sqlExecutions(c: SqlContext): ExecutionStore {
       );
       const row = rows[0];
       return row && toExecution(row);
+    },
+    async trim(workflowId, keep) {
+      // The newest `keep` stay whatever their status; older ones go once they ended.
+      const rows = await c.run(
+        `WITH gone AS (
+           DELETE FROM executions WHERE id IN (
+             SELECT id FROM executions WHERE workflow_id = $1 ORDER BY id DESC OFFSET $2
+           ) AND status IN ('succeeded', 'failed', 'exited') RETURNING 1
+         ) SELECT count(*) AS n FROM gone`,
+        [workflowId, Math.max(0, Math.floor(keep))],
+      );
+      return Number(rows[0]?.n ?? 0);
     },
     async putStep(workspaceId, id, index, step) {
       if (!Number.isInteger(index) || index < 0) return false;
