@@ -6,6 +6,7 @@
 
 // The destinations of workflows' $.send.email and $.send.s3, for `createHookline({ destinations })`.
 export {
+  closeDestinations,
   createDestinations,
   type Destinations,
   type DestinationsOptions,
