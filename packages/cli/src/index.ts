@@ -22,6 +22,7 @@ import serve from "./commands/serve.js";
 import subscriptions from "./commands/subscriptions.js";
 import update from "./commands/update.js";
 import webhooks from "./commands/webhooks.js";
+import workflows from "./commands/workflows.js";
 
 export {
   type ApiClient,
@@ -37,6 +38,14 @@ export type { Command } from "./_command.js";
 export { configPath, DEFAULT_BASE_URL, readConfig, resolveCredentials, writeConfig } from "./_config.js";
 export { CliError } from "./_output.js";
 export { collectProps, parsePropValue } from "./_props.js";
+export {
+  type ExecutionJson,
+  resolveWorkflow,
+  type StepJson,
+  type StepLogJson,
+  type WorkflowJson,
+} from "./_workflow-api.js";
+export { loadWorkflowFile, type WorkflowBody, type WorkflowStepBody } from "./_workflow-file.js";
 
 /** Every command, by name. */
 export const commands: Record<string, Command> = Object.fromEntries(
@@ -55,6 +64,7 @@ export const commands: Record<string, Command> = Object.fromEntries(
     events,
     webhooks,
     subscriptions,
+    workflows,
     accounts,
     init,
   ].map((c) => [c.name, c]),

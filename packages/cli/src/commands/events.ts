@@ -1,14 +1,16 @@
-/** `pd events <id|name> [-n N] [-f]`: a source's latest events; `-f` follows new ones. */
+/** `pd events <id|name|p_id> [-n N] [-f]`: a source's or a workflow's latest events; `-f` follows new ones. */
 import { resolveSource } from "../_api.js";
 import { _flag, _int, _required } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
 import { _printEvent, _sseJson, _untilInterrupted, type EventJson } from "../_follow.js";
 import { note, out, printJson, style } from "../_output.js";
+import { _isWorkflowId, resolveWorkflow } from "../_workflow-api.js";
 
 export default defineCommand({
   name: "events",
-  summary: "Show a source's latest events (default 10, at most 100); -f follows new ones until Ctrl-C.",
-  usage: "events <id|name> [-n N] [-f] [--json] [-p PROFILE]",
+  summary:
+    "Show the latest events of a source or a workflow (p_...) (default 10, at most 100); -f follows new ones until Ctrl-C.",
+  usage: "events <id|name|workflow p_id> [-n N] [-f] [--json] [-p PROFILE]",
   options: {
     limit: { type: "string", short: "n" },
     follow: { type: "boolean", short: "f" },
@@ -21,9 +23,12 @@ export default defineCommand({
     const json = _flag(args, "json");
     const follow = _flag(args, "follow");
     const client = _client(args);
-    const source = await resolveSource(client, ref);
+    // A workflow (p_...) is an emitter too: its events are read the same way.
+    const emitter = _isWorkflowId(ref)
+      ? { base: "/v1/workflows", ...(await resolveWorkflow(client, ref)) }
+      : { base: "/v1/sources", ...(await resolveSource(client, ref)) };
     const page = await client.list<EventJson>(
-      `/v1/sources/${source.id}/event_summaries?limit=${limit}&expand=event`,
+      `${emitter.base}/${emitter.id}/event_summaries?limit=${limit}&expand=event`,
     );
     const events = page.data;
     if (json && !follow) printJson(events);
@@ -36,14 +41,14 @@ export default defineCommand({
     const seen = new Set(events.map((e) => e.id));
     const controller = _untilInterrupted();
     await client.stream(
-      `/v1/sources/${source.id}/sse`,
+      `${emitter.base}/${emitter.id}/sse`,
       (message) => {
         const event = message.event === "emit" ? _sseJson<EventJson>(message) : undefined;
         if (event && !seen.has(event.id)) _printEvent(event, json);
       },
       controller.signal,
       () => {
-        if (!json) note(style.dim(`Following events of ${source.name} (Ctrl-C to stop)...`, process.stderr));
+        if (!json) note(style.dim(`Following events of ${emitter.name} (Ctrl-C to stop)...`, process.stderr));
       },
     );
   },

@@ -1,37 +1,16 @@
 /** `pd run <id|name> [--event JSON | --event-file FILE]`: run a source now and show what it emitted. */
-import { readFileSync } from "node:fs";
 import { resolveSource } from "../_api.js";
 import { _flag, _required, _str } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
 import { _printEvent, type EventJson } from "../_follow.js";
 import { CliError, out, printJson, style } from "../_output.js";
+import { _event } from "../_run-event.js";
 
 /** What `POST /v1/sources/{id}/run` answers. */
 interface RunJson {
   emitted: EventJson[];
   error: { code?: string; name?: string; message?: string; stack?: string } | null;
   duration_ms: number;
-}
-
-/** The event to run with: `--event` (JSON), `--event-file`, or none. @internal */
-function _event(json: string | undefined, file: string | undefined): { event?: unknown } {
-  if (json !== undefined && file !== undefined) {
-    throw new CliError("usage", "--event and --event-file exclude each other");
-  }
-  if (json === undefined && file === undefined) return {};
-  let text = json as string;
-  if (file !== undefined) {
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (error) {
-      throw new CliError("file_not_found", `cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
-    }
-  }
-  try {
-    return { event: JSON.parse(text) };
-  } catch (error) {
-    throw new CliError("usage", `${file ?? "--event"}: not JSON (${(error as Error).message})`);
-  }
 }
 
 /** The frames of a component's stack that point into its own files (not the sandbox's). @internal */
