@@ -15,6 +15,7 @@ const WebhooksPage = lazy(() => import("./pages/webhooks").then((m) => m.Webhook
 const WebhookPage = lazy(() => import("./pages/webhook").then((m) => m.WebhookPage));
 const AccountsPage = lazy(() => import("./pages/accounts").then((m) => m.AccountsPage));
 const WorkflowsPage = lazy(() => import("./pages/workflows").then((m) => m.WorkflowsPage));
+const WorkflowPage = lazy(() => import("./pages/workflow").then((m) => m.WorkflowPage));
 
 function Redirect({ to }: { to: string }) {
   const { route } = useLocation();
@@ -66,7 +67,7 @@ function App() {
           <Route path="/webhooks/:id" component={WebhookPage} />
           <Route path="/accounts" component={AccountsPage} />
           <Route path="/workflows" component={WorkflowsPage} />
-          <Route path="/workflows/:id" component={WorkflowsPage} />
+          <Route path="/workflows/:id" component={WorkflowPage} />
           <Route default component={NotFound} />
         </Router>
       </ErrorBoundary>

@@ -47,3 +47,14 @@ export function timerSchedule(
   }
   return undefined;
 }
+
+/** A workflow's trigger in words: its endpoint, schedule, source or "manual". */
+export function describeWorkflowTrigger(t: import("./types").WorkflowTrigger): string {
+  if (t.type === "http") return t.endpoint_url ? `HTTP ${t.endpoint_url}` : "HTTP";
+  if (t.type === "timer") return `Timer: ${describeTimer(t) ?? "timer"}`;
+  if (t.type === "source") return `Events of ${t.source_id}${t.event_name ? ` (${t.event_name})` : ""}`;
+  return "Manual (RUN NOW)";
+}
+
+/** Epoch milliseconds of an API time given in seconds or milliseconds. */
+export const toMs = (t: number): number => (t < 1e12 ? t * 1000 : t);

@@ -120,3 +120,53 @@ export interface RunResult {
   error: { name?: string; message?: string } | null;
   duration_ms: number;
 }
+
+/** A workflow's trigger (DESIGN.md, "Workflows"). */
+export interface WorkflowTrigger {
+  type: "http" | "timer" | "source" | "manual";
+  endpoint_url?: string;
+  custom_response?: boolean;
+  intervalSeconds?: number;
+  cron?: string;
+  timezone?: string;
+  source_id?: string;
+  event_name?: string;
+}
+
+/** A workflow `p_...`. */
+export interface Workflow {
+  id: string;
+  name: string;
+  active: boolean;
+  trigger: WorkflowTrigger;
+  steps: { name: string; component_id?: string; component_key?: string; component_code?: string }[];
+  created_at: number;
+  updated_at: number;
+}
+
+/** One step of an execution. */
+export interface ExecutionStep {
+  name: string;
+  status: string;
+  return_value?: unknown;
+  exports?: Record<string, unknown>;
+  summary?: string | null;
+  logs?: { level?: string; message?: string; ts?: number }[];
+  error?: { name?: string; message?: string; code?: string; stack?: string } | null;
+  started_at?: number | null;
+  duration_ms?: number | null;
+  attempts?: number;
+}
+
+/** A run `exe_...` of a workflow. */
+export interface Execution {
+  id: string;
+  workflow_id: string;
+  status: string;
+  event?: unknown;
+  steps: ExecutionStep[];
+  exit_reason?: string | null;
+  error?: { name?: string; message?: string; code?: string } | null;
+  started_at?: number | null;
+  finished_at?: number | null;
+}

@@ -1,54 +1,82 @@
-/**
- * `/workflows` and `/workflows/{p_id}`: reserved for the workflow pages (runs and steps). The
- * server's API is asked whether it has workflows; until it does, the page says so.
- */
-import { useRoute } from "preact-iso";
-import { apiBase, page } from "../api";
-import { useLoad, useTitle } from "../hooks";
-import { ErrorNote, Loading } from "../widgets";
+/** `/workflows`: every workflow with its trigger, steps and state; toggle, open, delete. */
+import { useState } from "preact/hooks";
+import { api, listAll, seg } from "../api";
+import { useLoad, useNotice, useTitle } from "../hooks";
+import { describeWorkflowTrigger, toMs } from "../triggers";
+import type { Workflow } from "../types";
+import { ConfirmDialog, DeleteCell, ErrorNote, ListTable, Loading, Notice, Switch, Time } from "../widgets";
 
-interface WorkflowItem {
-  id: string;
-  name: string;
-  active?: boolean;
-}
-
-/** The workflows placeholder: real data only, never invented. */
+/** The workflows list. */
 export function WorkflowsPage() {
   useTitle("Workflows");
-  const { params } = useRoute();
-  // The OpenAPI document (200 either way) says whether the server has the workflows routes.
-  const probe = useLoad(async () => {
-    const doc = (await fetch(`${apiBase()}/v1/openapi.json`).then((r) => r.json())) as { paths?: object };
-    if (!doc.paths || !("/v1/workflows" in doc.paths)) return { available: false, items: [] };
-    return { available: true, items: (await page<WorkflowItem>("/v1/workflows", { limit: 100 })).data };
-  }, []);
+  const list = useLoad(() => listAll<Workflow>("/v1/workflows"), []);
+  const [toDelete, setToDelete] = useState<Workflow | undefined>();
+  const [notice, notify] = useNotice();
   return (
     <section>
       <h1>Workflows</h1>
-      <ErrorNote error={probe.error} />
-      {probe.loading && !probe.data ? <Loading what="workflows" /> : null}
-      {probe.data && !probe.data.available ? (
+      <p class="muted">
+        A trigger and steps run one after another. Open one to run it now and see each step of its runs.
+      </p>
+      <Notice text={notice} />
+      <ErrorNote error={list.error} label="Could not load the workflows" />
+      {list.loading && !list.data ? <Loading what="workflows" /> : null}
+      {list.data && list.data.length === 0 ? (
         <p class="empty">
-          This server has no workflows API yet (its OpenAPI document has no <code>/v1/workflows</code>).
-          Sources, webhooks and deliveries are available.
+          No workflows yet. Write one in a file and create it with{" "}
+          <code>pd workflows create workflow.yaml</code>, or <code>POST /v1/workflows</code>.
         </p>
       ) : null}
-      {probe.data?.available ? (
-        <>
-          <p class="muted">
-            {params.id ? `Workflow ${params.id}: ` : ""}the run view with each step comes with the workflow
-            pages.
-          </p>
-          <ul class="plain">
-            {probe.data.items.map((w) => (
-              <li key={w.id}>
-                {w.name} <span class="muted mono small-text">{w.id}</span>
-              </li>
-            ))}
-          </ul>
-        </>
+      {list.data && list.data.length > 0 ? (
+        <ListTable caption="Workflows" columns={["Workflow", "Trigger", "Steps", "Active", "Updated"]}>
+          {list.data.map((w) => (
+            <tr key={w.id}>
+              <th scope="row" data-label="Workflow">
+                <a href={`/workflows/${w.id}`}>{w.name}</a>
+                <div class="muted small-text mono">{w.id}</div>
+              </th>
+              <td data-label="Trigger" class="small-text">
+                {describeWorkflowTrigger(w.trigger)}
+              </td>
+              <td data-label="Steps" class="mono small-text">
+                {w.steps.map((s) => s.name).join(" → ")}
+              </td>
+              <td data-label="Active">
+                <Switch
+                  checked={w.active}
+                  label={`Active: ${w.name}`}
+                  onChange={async (active) => {
+                    try {
+                      await api("PUT", `/v1/workflows/${seg(w.id)}`, { active });
+                      notify(`${w.name} is ${active ? "active" : "inactive"}.`);
+                      await list.reload();
+                    } catch (e) {
+                      notify(`Could not change it: ${(e as Error).message}`);
+                    }
+                  }}
+                />
+              </td>
+              <td data-label="Updated">
+                <Time ms={toMs(w.updated_at)} />
+              </td>
+              <DeleteCell name={w.name} onClick={() => setToDelete(w)} />
+            </tr>
+          ))}
+        </ListTable>
       ) : null}
+      <ConfirmDialog
+        open={toDelete !== undefined}
+        title={`Delete ${toDelete?.name ?? "workflow"}?`}
+        confirmLabel="Delete workflow"
+        onClose={() => setToDelete(undefined)}
+        onConfirm={async () => {
+          await api("DELETE", `/v1/workflows/${seg((toDelete as Workflow).id)}`);
+          notify("Workflow deleted.");
+          await list.reload();
+        }}
+      >
+        <p>Its runs and subscriptions are deleted too. This cannot be undone.</p>
+      </ConfirmDialog>
     </section>
   );
 }

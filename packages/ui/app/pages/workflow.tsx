@@ -1,0 +1,194 @@
+/**
+ * `/workflows/{p_id}`: a workflow's trigger and steps, RUN NOW with an event, its runs (newest
+ * first, refreshed every few seconds) and, with `?run=exe_...`, the run view with each step.
+ */
+import { useState } from "preact/hooks";
+import { useLocation, useRoute } from "preact-iso";
+import { type ApiError, api, page, seg } from "../api";
+import { asApiError, useLoad, useNotice, usePoll, useTitle } from "../hooks";
+import { describeWorkflowTrigger, toMs } from "../triggers";
+import type { Execution, Workflow } from "../types";
+import { CopyButton, ErrorNote, Loading, Notice, Switch, Time } from "../widgets";
+import { RunView, StatusBadge } from "./workflow-run";
+
+/** A workflow's page. */
+export function WorkflowPage() {
+  const { params, query } = useRoute();
+  const { route } = useLocation();
+  const id = params.id as string;
+  const loaded = useLoad(() => api<Workflow>("GET", `/v1/workflows/${seg(id)}`), [id]);
+  const runs = useLoad(
+    async () => (await page<Execution>(`/v1/workflows/${seg(id)}/executions`, { limit: 50 })).data,
+    [id],
+  );
+  usePoll(runs.reload, 3000);
+  const [notice, notify] = useNotice();
+  const w = loaded.data;
+  useTitle(w?.name ?? "Workflow");
+  const open = (exeId: string) => route(`/workflows/${id}?run=${exeId}`);
+
+  if (!w) {
+    return (
+      <section>
+        <p class="crumbs">
+          <a href="/workflows">Workflows</a>
+        </p>
+        <h1>{loaded.error?.code === "not_found" ? "Workflow not found" : "Workflow"}</h1>
+        <ErrorNote error={loaded.error} />
+        {loaded.loading ? <Loading what="the workflow" /> : null}
+      </section>
+    );
+  }
+  return (
+    <section>
+      <p class="crumbs">
+        <a href="/workflows">Workflows</a>
+      </p>
+      <div class="page-head">
+        <div>
+          <h1>{w.name}</h1>
+          <p class="muted mono small-text">{w.id}</p>
+        </div>
+        <Switch
+          checked={w.active}
+          label={`Active: ${w.name}`}
+          onChange={async (active) => {
+            try {
+              loaded.set(await api<Workflow>("PUT", `/v1/workflows/${seg(w.id)}`, { active }));
+              notify(active ? "The workflow is active." : "The workflow is inactive.");
+            } catch (e) {
+              notify(`Could not change it: ${(e as Error).message}`);
+            }
+          }}
+        />
+      </div>
+      <div class="trigger-line">
+        {w.trigger.type === "http" && w.trigger.endpoint_url ? (
+          <span class="endpoint">
+            HTTP endpoint <code>{w.trigger.endpoint_url}</code>
+            <CopyButton text={w.trigger.endpoint_url} label="Copy the endpoint URL" />
+          </span>
+        ) : w.trigger.type === "source" && w.trigger.source_id ? (
+          <span>
+            Runs on each event of <a href={`/sources/${w.trigger.source_id}`}>{w.trigger.source_id}</a>
+            {w.trigger.event_name ? ` (${w.trigger.event_name})` : ""}
+          </span>
+        ) : (
+          <span>{describeWorkflowTrigger(w.trigger)}</span>
+        )}
+      </div>
+      <p class="small-text">
+        Steps: <span class="mono">{w.steps.map((s) => s.name).join(" → ")}</span>
+      </p>
+      <Notice text={notice} />
+      <RunNow
+        workflow={w}
+        onRun={async (exe) => {
+          notify(`Run ${exe.id} ${exe.status}.`);
+          await runs.reload();
+          open(exe.id);
+        }}
+      />
+      {typeof query.run === "string" && query.run ? (
+        <RunView
+          key={query.run}
+          workflowId={w.id}
+          executionId={query.run}
+          onReplay={async (exe) => {
+            await runs.reload();
+            open(exe.id);
+          }}
+        />
+      ) : null}
+      <section class="card" aria-labelledby="runs-title">
+        <h2 id="runs-title">Runs</h2>
+        <ErrorNote error={runs.error} label="Could not load the runs" />
+        {runs.loading && !runs.data ? <Loading what="runs" /> : null}
+        {runs.data && runs.data.length === 0 ? <p class="empty">No runs yet: press RUN NOW.</p> : null}
+        {runs.data && runs.data.length > 0 ? (
+          <div class="table-wrap">
+            <table class="list">
+              <caption class="visually-hidden">Runs, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Run</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Started</th>
+                  <th scope="col">Duration</th>
+                </tr>
+              </thead>
+              <tbody>
+                {runs.data.map((e) => (
+                  <tr key={e.id} aria-current={e.id === query.run ? "true" : undefined}>
+                    <th scope="row" data-label="Run">
+                      <a class="mono" href={`/workflows/${w.id}?run=${e.id}`}>
+                        {e.id}
+                      </a>
+                    </th>
+                    <td data-label="Status">
+                      <StatusBadge status={e.status} />
+                    </td>
+                    <td data-label="Started">
+                      <Time ms={e.started_at ? toMs(e.started_at) : null} />
+                    </td>
+                    <td data-label="Duration">
+                      {e.started_at && e.finished_at
+                        ? `${Math.round(toMs(e.finished_at) - toMs(e.started_at))} ms`
+                        : "—"}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : null}
+      </section>
+    </section>
+  );
+}
+
+/** RUN NOW: runs the workflow with an event (JSON) and opens the run. */
+function RunNow({ workflow, onRun }: { workflow: Workflow; onRun: (exe: Execution) => Promise<void> }) {
+  const [event, setEvent] = useState("{}");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | undefined>();
+  return (
+    <form
+      class="card run-now"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        setError(undefined);
+        try {
+          const body = event.trim() ? { event: JSON.parse(event) as unknown } : {};
+          await onRun(await api<Execution>("POST", `/v1/workflows/${seg(workflow.id)}/run`, body));
+        } catch (err) {
+          setError(
+            err instanceof SyntaxError
+              ? asApiError(new Error("The event is not valid JSON"))
+              : asApiError(err),
+          );
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <div class="field">
+        <label for="workflow-event">Event (JSON): steps read it as steps.trigger.event</label>
+        <textarea
+          id="workflow-event"
+          class="mono"
+          rows={3}
+          value={event}
+          onInput={(e) => setEvent(e.currentTarget.value)}
+        />
+      </div>
+      <ErrorNote error={error} label="Run failed" />
+      <div class="row">
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? "Running…" : "RUN NOW"}
+        </button>
+      </div>
+    </form>
+  );
+}
