@@ -1,0 +1,234 @@
+/**
+ * npm run bench:workflow — an HTTP-triggered workflow of three steps (a code step, an action that
+ * calls `$.export`, a code step that calls `$.respond`) under concurrent load, on the memory store
+ * and on PGlite (every execution and step recorded), against a baseline measured in the same run:
+ * the same three functions called directly behind `node:http`. The load comes from another
+ * process (bench/_load.mjs) over keep-alive sockets; latency is request sent to response read.
+ * One line per store:
+ * `workflow(<store>): executions_per_s=<n> p99_ms=<n> baseline_per_s=<n> baseline_p99_ms=<n> ratio=<x>`.
+ *
+ * Env: BENCH_REQUESTS (3000 per measure), BENCH_CONCURRENCY (32).
+ */
+import { fork } from "node:child_process";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHookline } from "@hookline/engine";
+import { createHandler } from "@hookline/http";
+import { toNodeListener } from "@hookline/http/node";
+import { createSqlStore, openPglite, pgliteClient } from "@hookline/store-sql";
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const WARMUP = 300;
+
+// The three steps. The workflow runs them as component code in the sandbox; the baseline calls
+// the same functions in plain JavaScript.
+const TOTAL = `export default defineComponent({
+  async run({ steps }) {
+    const items = steps.trigger.event.body.items;
+    return { count: items.length, total: items.reduce((n, i) => n + i.price * i.qty, 0) };
+  },
+});`;
+const TAX = `export default {
+  key: "bench-tax",
+  name: "Tax",
+  version: "0.1.0",
+  type: "action",
+  props: { total: { type: "integer" }, rate: { type: "integer" } },
+  async run({ $ }) {
+    const tax = Math.round(this.total * this.rate / 100);
+    $.export("tax", tax);
+    return { gross: this.total + tax };
+  },
+};`;
+const RESPOND = `export default defineComponent({
+  async run({ steps, $ }) {
+    await $.respond({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: { count: steps.total.$return_value.count, tax: steps.tax.tax, gross: steps.tax.$return_value.gross },
+    });
+  },
+});`;
+
+const BODY = JSON.stringify({
+  order: "o-1",
+  items: [
+    { sku: "a", price: 1250, qty: 2 },
+    { sku: "b", price: 399, qty: 5 },
+    { sku: "c", price: 10000, qty: 1 },
+  ],
+});
+
+/** The baseline: the same three functions, called in order with a `steps` object and a `$`. */
+function baselineHandler(req: IncomingMessage, res: ServerResponse): void {
+  const chunks: Buffer[] = [];
+  req.on("data", (c: Buffer) => chunks.push(c));
+  req.on("end", async () => {
+    const event = {
+      method: req.method,
+      path: req.url,
+      headers: req.headers,
+      body: JSON.parse(Buffer.concat(chunks).toString("utf8")),
+    };
+    const steps: Record<string, Record<string, unknown>> = { trigger: { event } };
+    const $ = (name: string) => ({
+      export: (key: string, value: unknown) => {
+        const step = steps[name] ?? {};
+        step[key] = value;
+        steps[name] = step;
+      },
+      respond: async (r: { status: number; headers: Record<string, string>; body: unknown }) => {
+        res.writeHead(r.status, r.headers).end(JSON.stringify(r.body));
+      },
+    });
+    const total = async ({ steps: s }: { steps: any }) => {
+      const items = s.trigger.event.body.items as Array<{ price: number; qty: number }>;
+      return { count: items.length, total: items.reduce((n, i) => n + i.price * i.qty, 0) };
+    };
+    const tax = async function (
+      this: { total: number; rate: number },
+      { $: d }: { $: ReturnType<typeof $> },
+    ) {
+      const t = Math.round((this.total * this.rate) / 100);
+      d.export("tax", t);
+      return { gross: this.total + t };
+    };
+    const respond = async ({ steps: s, $: d }: { steps: any; $: ReturnType<typeof $> }) => {
+      await d.respond({
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: { count: s.total.$return_value.count, tax: s.tax.tax, gross: s.tax.$return_value.gross },
+      });
+    };
+    steps.total = { $return_value: await total({ steps }) };
+    const props = { total: (steps.total.$return_value as { total: number }).total, rate: 20 };
+    steps.tax = { ...steps.tax, $return_value: await tax.call(props, { $: $("tax") }) };
+    steps.respond = { $return_value: await respond({ steps, $: $("respond") }) };
+  });
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+const close = (server: Server) =>
+  new Promise<void>((ok) => {
+    server.closeAllConnections();
+    server.close(() => ok());
+  });
+
+interface LoadResult {
+  perS: number;
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
+  errors: number;
+  sample?: string;
+}
+
+const loader = fork(new URL("./_load.mjs", import.meta.url));
+await new Promise((ok) => loader.once("message", ok));
+const load = (url: string, count: number, expect?: string) =>
+  new Promise<LoadResult>((resolve) => {
+    loader.once("message", (m: LoadResult) => resolve(m));
+    loader.send({ url, count, concurrency: CONCURRENCY, body: BODY, expect });
+  });
+
+/** What both answer, computed by the baseline once. */
+let expected = "";
+
+async function baseline(): Promise<LoadResult> {
+  const server = createServer(baselineHandler);
+  const url = await listen(server);
+  const probe = await fetch(url, {
+    method: "POST",
+    body: BODY,
+    headers: { "content-type": "application/json" },
+  });
+  expected = await probe.text();
+  await load(url, WARMUP, expected);
+  const result = await load(url, REQUESTS, expected);
+  await close(server);
+  return result;
+}
+
+async function workflow(store: "memory" | "pglite"): Promise<LoadResult> {
+  let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const server = createServer((req, res) => listener?.(req, res));
+  const base = await listen(server);
+  const db = store === "pglite" ? await openPglite() : undefined;
+  const sqlStore = db ? await createSqlStore(pgliteClient(db)) : undefined;
+  const hookline = createHookline({
+    secretsKey: "bench",
+    baseUrl: base,
+    allowPrivateUrls: true,
+    ...(sqlStore ? { store: sqlStore } : {}),
+  });
+  await hookline.start();
+  const ws = await hookline.workspaces.create({ name: "bench" });
+  const { key } = await hookline.apiKeys.create(ws.id);
+  listener = toNodeListener(createHandler(hookline, { rateLimit: false }));
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json = (await res.json()) as { data?: any; error?: unknown };
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.error)}`);
+    return json.data;
+  };
+  const created = await api("POST", "/v1/workflows", {
+    name: "bench",
+    trigger: { type: "http", custom_response: true },
+    steps: [
+      { name: "total", component_code: TOTAL },
+      {
+        name: "tax",
+        component_code: TAX,
+        configured_props: { total: "{{steps.total.$return_value.total}}", rate: 20 },
+      },
+      { name: "respond", component_code: RESPOND },
+    ],
+  });
+  const url = created.trigger.endpoint_url as string;
+  await load(url, WARMUP, expected);
+  const result = await load(url, REQUESTS, expected);
+  // Every run was recorded with its three steps.
+  const [last] = (await api("GET", `/v1/workflows/${created.id}/executions?limit=1`)) as Array<{
+    status: string;
+    steps: Array<{ status: string }>;
+  }>;
+  if (last?.status !== "succeeded" || last.steps.some((s) => s.status !== "succeeded")) {
+    throw new Error(`the last execution was not recorded as succeeded: ${JSON.stringify(last)}`);
+  }
+  listener = undefined;
+  await close(server);
+  await hookline.close();
+  await sqlStore?.close();
+  await db?.close();
+  return result;
+}
+
+const fmt = (n: number) => n.toFixed(n >= 100 ? 0 : 2);
+const lines: string[] = [];
+for (const store of ["memory", "pglite"] as const) {
+  const base = await baseline();
+  const ours = await workflow(store);
+  if (ours.errors > 0 || base.errors > 0) {
+    throw new Error(
+      `${store}: ${ours.errors} workflow and ${base.errors} baseline responses differ from ${expected}; e.g. ${ours.sample ?? base.sample}`,
+    );
+  }
+  console.log(
+    `${store}: workflow ${fmt(ours.perS)} executions/s (p50 ${fmt(ours.p50)} ms, p99 ${fmt(ours.p99)} ms); ` +
+      `node:http baseline ${fmt(base.perS)} req/s (p99 ${fmt(base.p99)} ms); ${REQUESTS} requests, concurrency ${CONCURRENCY}`,
+  );
+  lines.push(
+    `workflow(${store}): executions_per_s=${fmt(ours.perS)} p99_ms=${fmt(ours.p99)} baseline_per_s=${fmt(base.perS)} baseline_p99_ms=${fmt(base.p99)} ratio=${(ours.perS / base.perS).toFixed(3)}`,
+  );
+}
+loader.send({ stop: true });
+console.log("targets: executions_per_s >= 1000 (memory), >= 440 (pglite)");
+for (const line of lines) console.log(line);
