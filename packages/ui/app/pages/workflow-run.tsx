@@ -30,7 +30,8 @@ const pretty = (value: unknown): string => JSON.stringify(value, null, 2) ?? "un
 /** One step of the run. */
 function Step({ step, index }: { step: ExecutionStep; index: number }) {
   const id = `step-${index}`;
-  const exports = Object.entries(step.exports ?? {});
+  // `$summary` is an export too: it is shown as the summary.
+  const exports = Object.entries(step.exports ?? {}).filter(([name]) => name !== "$summary");
   return (
     <section class="card step" aria-labelledby={id} data-status={step.status}>
       <h3 id={id}>
