@@ -63,7 +63,11 @@ active: false
     expect(body.steps[1]).toEqual({
       name: "post",
       component_key: "http-send-request",
-      configured_props: { url: "{{process.env.ORDERS_URL}}", body: "{{steps.greet.$return_value}}", retries: 3 },
+      configured_props: {
+        url: "{{process.env.ORDERS_URL}}",
+        body: "{{steps.greet.$return_value}}",
+        retries: 3,
+      },
     });
     expect(body.steps[2]?.component_code).toContain("$.respond({ status: 201");
   });
@@ -119,7 +123,9 @@ steps:
       join(dir, "missing.yaml"),
       "name: M\ntrigger: {type: manual}\nsteps:\n  - {name: a, code: ./nope.mjs}\n",
     );
-    await expect(loadWorkflowFile(join(dir, "missing.yaml"))).rejects.toMatchObject({ code: "file_not_found" });
+    await expect(loadWorkflowFile(join(dir, "missing.yaml"))).rejects.toMatchObject({
+      code: "file_not_found",
+    });
   });
 
   it("pd workflows create prints the file's problems and exits 1 before calling the server", async () => {
