@@ -103,7 +103,8 @@ function baselineHandler(req: IncomingMessage, res: ServerResponse): void {
     };
     steps.total = { $return_value: await total({ steps }) };
     const props = { total: (steps.total.$return_value as { total: number }).total, rate: 20 };
-    steps.tax = { ...steps.tax, $return_value: await tax.call(props, { $: $("tax") }) };
+    const gross = await tax.call(props, { $: $("tax") });
+    steps.tax = { ...steps.tax, $return_value: gross };
     steps.respond = { $return_value: await respond({ steps, $: $("respond") }) };
   });
 }
@@ -167,19 +168,8 @@ async function workflow(store: "memory" | "pglite"): Promise<LoadResult> {
   });
   await hookline.start();
   const ws = await hookline.workspaces.create({ name: "bench" });
-  const { key } = await hookline.apiKeys.create(ws.id);
-  listener = toNodeListener(createHandler(hookline, { rateLimit: false }));
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const json = (await res.json()) as { data?: any; error?: unknown };
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.error)}`);
-    return json.data;
-  };
-  const created = await api("POST", "/v1/workflows", {
+  listener = toNodeListener(createHandler(hookline, { rateLimit: false, ingressRateLimit: false }));
+  const created = await hookline.workflows.create(ws.id, {
     name: "bench",
     trigger: { type: "http", custom_response: true },
     steps: [
@@ -196,11 +186,9 @@ async function workflow(store: "memory" | "pglite"): Promise<LoadResult> {
   await load(url, WARMUP, expected);
   const result = await load(url, REQUESTS, expected);
   // Every run was recorded with its three steps.
-  const [last] = (await api("GET", `/v1/workflows/${created.id}/executions?limit=1`)) as Array<{
-    status: string;
-    steps: Array<{ status: string }>;
-  }>;
-  if (last?.status !== "succeeded" || last.steps.some((s) => s.status !== "succeeded")) {
+  const runs = await hookline.workflows.executions(ws.id, created.id, { limit: 100 });
+  const last = runs.items[0];
+  if (last?.status !== "succeeded" || last.steps.some((step) => step.status !== "succeeded")) {
     throw new Error(`the last execution was not recorded as succeeded: ${JSON.stringify(last)}`);
   }
   listener = undefined;
@@ -215,7 +203,15 @@ const fmt = (n: number) => n.toFixed(n >= 100 ? 0 : 2);
 const lines: string[] = [];
 for (const store of ["memory", "pglite"] as const) {
   const base = await baseline();
-  const ours = await workflow(store);
+  let ours: LoadResult;
+  try {
+    ours = await workflow(store);
+  } catch (error) {
+    // Said, not skipped: the line names the store and why, and the run exits 1.
+    lines.push(`workflow(${store}): not measured: ${(error as Error).message}`);
+    process.exitCode = 1;
+    continue;
+  }
   if (ours.errors > 0 || base.errors > 0) {
     throw new Error(
       `${store}: ${ours.errors} workflow and ${base.errors} baseline responses differ from ${expected}; e.g. ${ours.sample ?? base.sample}`,
