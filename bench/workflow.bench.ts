@@ -166,9 +166,27 @@ async function workflow(store: "memory" | "pglite"): Promise<LoadResult> {
     allowPrivateUrls: true,
     ...(sqlStore ? { store: sqlStore } : {}),
   });
-  await hookline.start();
+  try {
+    await hookline.start();
+    return await measure(hookline, (handler) => {
+      listener = handler;
+    });
+  } finally {
+    listener = undefined;
+    await close(server);
+    await hookline.close();
+    await sqlStore?.close();
+    await db?.close();
+  }
+}
+
+/** Creates the workflow, loads its endpoint, and checks that the runs were recorded. */
+async function measure(
+  hookline: ReturnType<typeof createHookline>,
+  serve: (handler: (req: IncomingMessage, res: ServerResponse) => void) => void,
+): Promise<LoadResult> {
   const ws = await hookline.workspaces.create({ name: "bench" });
-  listener = toNodeListener(createHandler(hookline, { rateLimit: false, ingressRateLimit: false }));
+  serve(toNodeListener(createHandler(hookline, { rateLimit: false, ingressRateLimit: false })));
   const created = await hookline.workflows.create(ws.id, {
     name: "bench",
     trigger: { type: "http", custom_response: true },
@@ -191,11 +209,6 @@ async function workflow(store: "memory" | "pglite"): Promise<LoadResult> {
   if (last?.status !== "succeeded" || last.steps.some((step) => step.status !== "succeeded")) {
     throw new Error(`the last execution was not recorded as succeeded: ${JSON.stringify(last)}`);
   }
-  listener = undefined;
-  await close(server);
-  await hookline.close();
-  await sqlStore?.close();
-  await db?.close();
   return result;
 }
 

@@ -1,6 +1,6 @@
 // The web application in Debian's chromium against a real server on loopback, as a user drives it:
 // the deploy link of a registry component, the prop form, deploy, a live event in the inspector,
-// Configuration, a failed delivery retried, and delete. Every page is checked with axe (light and
+// Configuration, a failed delivery retried, and delete; a workflow run and its steps. Every page is checked with axe (light and
 // dark) and photographed into docs/ui/; no test may log a console error.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureUiBuilt } from "../ensure-built.js";
@@ -223,4 +223,90 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
     expect(browser.errors).toEqual([]);
     expect(browser.violations).toEqual([]);
   }, 180_000);
+
+  it("runs a workflow and opens its steps", async () => {
+    const { page } = browser;
+    const workflow = await server.api("POST", "/v1/workflows", {
+      name: "Order pipeline",
+      trigger: { type: "http", custom_response: true },
+      steps: [
+        {
+          name: "total",
+          component_code: `export default defineComponent({
+            async run({ steps }) {
+              console.log("items: " + steps.trigger.event.items.length);
+              return { total: steps.trigger.event.items.reduce((n, i) => n + i, 0) };
+            },
+          });`,
+        },
+        {
+          name: "tax",
+          configured_props: { total: "{{steps.total.$return_value.total}}" },
+          component_code: `export default defineComponent({
+            props: { total: { type: "integer" } },
+            async run({ $ }) {
+              $.export("tax", this.total / 4);
+              $.export("$summary", "Taxed " + this.total);
+              return { gross: this.total + this.total / 4 };
+            },
+          });`,
+        },
+        {
+          name: "check",
+          component_code: `export default defineComponent({
+            async run({ steps }) { if (steps.tax.tax > 100) throw new Error("tax too high: " + steps.tax.tax); },
+          });`,
+        },
+      ],
+    });
+    await page.goto(`${server.base}/workflows`);
+    if (await page.getByLabel("API key").isVisible()) {
+      await page.getByLabel("API key").fill(server.key);
+      await page.getByRole("button", { name: "Sign in" }).click();
+    }
+    const row = page.getByRole("row", { name: /Order pipeline/ });
+    await row.getByText("total → tax → check").waitFor();
+    await row.getByText(workflow.trigger.endpoint_url).waitFor();
+    await browser.capture("workflows");
+    await row.getByRole("link", { name: "Order pipeline" }).click();
+    await page.getByRole("heading", { name: "Order pipeline" }).waitFor();
+    await page.getByText("No runs yet").waitFor();
+
+    // RUN NOW with an event: the run opens with each step.
+    await page.getByLabel(/^Event \(JSON\)/).fill('{"items": [100, 60]}');
+    await page.getByRole("button", { name: "RUN NOW" }).click();
+    await page.waitForURL(/\?run=exe_/);
+    const run = page.getByRole("region", { name: /^Run exe_/ });
+    await run.getByText("succeeded").first().waitFor();
+    const total = run.getByRole("region", { name: /^total/ });
+    await total.getByText('"total": 160').waitFor();
+    await total.getByText("items: 2").waitFor();
+    const tax = run.getByRole("region", { name: /^tax/ });
+    await tax.getByText("Taxed 160").waitFor();
+    await tax.getByText("40", { exact: true }).waitFor();
+    await tax.getByText('"gross": 200').waitFor();
+    await browser.capture("workflow-run");
+
+    // A failing run: the failed step shows its error; replay runs the same event again.
+    await page.getByLabel(/^Event \(JSON\)/).fill('{"items": [1000]}');
+    await page.getByRole("button", { name: "RUN NOW" }).click();
+    const failed = page.getByRole("region", { name: /^check/ });
+    await failed.getByText("Error: tax too high: 250").waitFor();
+    const failedUrl = page.url();
+    await page.getByRole("button", { name: "Replay with this event" }).click();
+    await page.waitForURL((u) => u.href !== failedUrl && /\?run=exe_/.test(u.href));
+    await page
+      .getByRole("region", { name: /^check/ })
+      .getByText("tax too high: 250")
+      .waitFor();
+    const executions = (await fetch(`${server.base}/v1/workflows/${workflow.id}/executions`, {
+      headers: { authorization: `Bearer ${server.key}` },
+    }).then((r) => r.json())) as { data: Array<{ status: string; event: unknown }> };
+    expect(executions.data.map((e) => e.status)).toEqual(["failed", "failed", "succeeded"]);
+    expect(executions.data[0]?.event).toEqual({ items: [1000] });
+    await page.getByRole("table", { name: "Runs, newest first" }).getByText("succeeded").waitFor();
+
+    expect(browser.errors).toEqual([]);
+    expect(browser.violations).toEqual([]);
+  }, 120_000);
 });
