@@ -30,6 +30,7 @@ export interface StepJson {
   logs?: StepLogJson[];
   error?: { name?: string; message?: string; code?: string } | null;
   started_at?: number | null;
+  started_at_ms?: number | null;
   duration_ms?: number | null;
   attempts?: number;
 }
@@ -44,7 +45,9 @@ export interface ExecutionJson {
   exit_reason?: string | null;
   error?: { name?: string; message?: string; code?: string } | null;
   started_at?: number | null;
+  started_at_ms?: number | null;
   finished_at?: number | null;
+  finished_at_ms?: number | null;
 }
 
 /** Whether `ref` is a workflow id. @internal */
@@ -96,13 +99,18 @@ const short = (value: unknown): string => {
 /** Prints an execution: its status, then each step with timing, summary, return value, exports, logs and error. @internal */
 export function _printExecution(exe: ExecutionJson): void {
   const took =
-    exe.started_at && exe.finished_at
-      ? ` in ${Math.round(_ms(exe.finished_at) - _ms(exe.started_at))} ms`
+    typeof exe.started_at_ms === "number" && typeof exe.finished_at_ms === "number"
+      ? ` in ${Math.round(exe.finished_at_ms - exe.started_at_ms)} ms`
       : "";
-  out(`${style.bold(exe.id)} ${statusStyle(exe.status)}${took} ${style.dim(_iso(exe.started_at))}`);
+  out(
+    `${style.bold(exe.id)} ${statusStyle(exe.status)}${took} ${style.dim(_iso(exe.started_at_ms ?? exe.started_at))}`,
+  );
   if (exe.exit_reason) out(`  exit reason: ${exe.exit_reason}`);
   for (const step of exe.steps) {
-    const ms = step.duration_ms === null || step.duration_ms === undefined ? "" : ` ${step.duration_ms} ms`;
+    const ms =
+      step.duration_ms === null || step.duration_ms === undefined
+        ? ""
+        : ` ${Math.round(step.duration_ms)} ms`;
     out(
       `  ${style.bold(step.name)} ${statusStyle(step.status)}${ms}${step.summary ? ` — ${step.summary}` : ""}`,
     );

@@ -58,3 +58,13 @@ export function describeWorkflowTrigger(t: import("./types").WorkflowTrigger): s
 
 /** Epoch milliseconds of an API time given in seconds or milliseconds. */
 export const toMs = (t: number): number => (t < 1e12 ? t * 1000 : t);
+
+/** How long a run took, in ms, from its precise times; undefined while it runs. */
+export function runDuration(e: {
+  started_at_ms?: number | null;
+  finished_at_ms?: number | null;
+}): number | undefined {
+  return typeof e.started_at_ms === "number" && typeof e.finished_at_ms === "number"
+    ? e.finished_at_ms - e.started_at_ms
+    : undefined;
+}

@@ -154,6 +154,7 @@ export interface ExecutionStep {
   logs?: { level?: string; message?: string; ts?: number }[];
   error?: { name?: string; message?: string; code?: string; stack?: string } | null;
   started_at?: number | null;
+  started_at_ms?: number | null;
   duration_ms?: number | null;
   attempts?: number;
 }
@@ -168,5 +169,7 @@ export interface Execution {
   exit_reason?: string | null;
   error?: { name?: string; message?: string; code?: string } | null;
   started_at?: number | null;
+  started_at_ms?: number | null;
   finished_at?: number | null;
+  finished_at_ms?: number | null;
 }

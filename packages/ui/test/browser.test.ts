@@ -291,13 +291,14 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
     await page.getByLabel(/^Event \(JSON\)/).fill('{"items": [1000]}');
     await page.getByRole("button", { name: "RUN NOW" }).click();
     const failed = page.getByRole("region", { name: /^check/ });
-    await failed.getByText("Error: tax too high: 250").waitFor();
+    await failed.getByRole("alert").getByText("Error: tax too high: 250").waitFor();
     const failedUrl = page.url();
     await page.getByRole("button", { name: "Replay with this event" }).click();
     await page.waitForURL((u) => u.href !== failedUrl && /\?run=exe_/.test(u.href));
     await page
       .getByRole("region", { name: /^check/ })
-      .getByText("tax too high: 250")
+      .getByRole("alert")
+      .getByText(/tax too high: 250/)
       .waitFor();
     const executions = (await fetch(`${server.base}/v1/workflows/${workflow.id}/executions`, {
       headers: { authorization: `Bearer ${server.key}` },

@@ -137,7 +137,7 @@ const ACTIONS: Record<string, Action> = {
         page.data.map((e) => [
           e.id,
           e.status,
-          _iso(e.started_at),
+          _iso(e.started_at_ms ?? e.started_at),
           e.steps.map((s) => `${s.name}:${s.status}`).join(" "),
         ]),
       );

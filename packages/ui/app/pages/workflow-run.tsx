@@ -6,7 +6,7 @@ import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { type ApiError, api, seg } from "../api";
 import { asApiError, useLoad, usePoll } from "../hooks";
-import { toMs } from "../triggers";
+import { runDuration, toMs } from "../triggers";
 import type { Execution, ExecutionStep } from "../types";
 import { ErrorNote, Loading, Time } from "../widgets";
 
@@ -40,7 +40,7 @@ function Step({ step, index }: { step: ExecutionStep; index: number }) {
       <p class="muted small-text">
         {step.started_at ? (
           <>
-            Started <Time ms={toMs(step.started_at)} />
+            Started <Time ms={step.started_at_ms ?? toMs(step.started_at)} />
           </>
         ) : (
           "Not started"
@@ -124,14 +124,12 @@ export function RunView({
           <p class="muted small-text">
             {e.started_at ? (
               <>
-                Started <Time ms={toMs(e.started_at)} />
+                Started <Time ms={e.started_at_ms ?? toMs(e.started_at)} />
               </>
             ) : (
               "Queued"
             )}
-            {e.started_at && e.finished_at
-              ? ` · ${Math.round(toMs(e.finished_at) - toMs(e.started_at))} ms`
-              : ""}
+            {runDuration(e) === undefined ? "" : ` · ${Math.round(runDuration(e) as number)} ms`}
           </p>
           {e.exit_reason ? <p>Exited early: {e.exit_reason}</p> : null}
           <details>

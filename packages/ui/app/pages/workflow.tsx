@@ -6,7 +6,7 @@ import { useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
 import { type ApiError, api, page, seg } from "../api";
 import { asApiError, useLoad, useNotice, usePoll, useTitle } from "../hooks";
-import { describeWorkflowTrigger, toMs } from "../triggers";
+import { describeWorkflowTrigger, runDuration, toMs } from "../triggers";
 import type { Execution, Workflow } from "../types";
 import { CopyButton, ErrorNote, Loading, Notice, Switch, Time } from "../widgets";
 import { RunView, StatusBadge } from "./workflow-run";
@@ -129,12 +129,10 @@ export function WorkflowPage() {
                       <StatusBadge status={e.status} />
                     </td>
                     <td data-label="Started">
-                      <Time ms={e.started_at ? toMs(e.started_at) : null} />
+                      <Time ms={e.started_at_ms ?? (e.started_at ? toMs(e.started_at) : null)} />
                     </td>
                     <td data-label="Duration">
-                      {e.started_at && e.finished_at
-                        ? `${Math.round(toMs(e.finished_at) - toMs(e.started_at))} ms`
-                        : "—"}
+                      {runDuration(e) === undefined ? "—" : `${Math.round(runDuration(e) as number)} ms`}
                     </td>
                   </tr>
                 ))}
