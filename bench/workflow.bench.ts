@@ -7,7 +7,7 @@
  * One line per store:
  * `workflow(<store>): executions_per_s=<n> p99_ms=<n> baseline_per_s=<n> baseline_p99_ms=<n> ratio=<x>`.
  *
- * Env: BENCH_REQUESTS (3000 per measure), BENCH_CONCURRENCY (32).
+ * Env: BENCH_REQUESTS (3000 per measure), BENCH_CONCURRENCY (32), BENCH_STORES (memory,pglite).
  */
 import { fork } from "node:child_process";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -126,6 +126,16 @@ interface LoadResult {
   statuses: Record<string, number>;
   errors: number;
   sample?: string;
+  /** CPU time of this (the server's) process per request, microseconds: independent of other load. */
+  cpuUs?: number;
+}
+
+/** Loads `url` with `count` requests and measures this process's CPU time meanwhile. */
+async function measured(url: string, count: number): Promise<LoadResult> {
+  const cpu = process.cpuUsage();
+  const result = await load(url, count, expected);
+  const used = process.cpuUsage(cpu);
+  return { ...result, cpuUs: (used.user + used.system) / count };
 }
 
 const loader = fork(new URL("./_load.mjs", import.meta.url));
@@ -149,7 +159,7 @@ async function baseline(): Promise<LoadResult> {
   });
   expected = await probe.text();
   await load(url, WARMUP, expected);
-  const result = await load(url, REQUESTS, expected);
+  const result = await measured(url, REQUESTS);
   await close(server);
   return result;
 }
@@ -202,7 +212,7 @@ async function measure(
   });
   const url = created.trigger.endpoint_url as string;
   await load(url, WARMUP, expected);
-  const result = await load(url, REQUESTS, expected);
+  const result = await measured(url, REQUESTS);
   // Every run was recorded with its three steps.
   const runs = await hookline.workflows.executions(ws.id, created.id, { limit: 100 });
   const last = runs.items[0];
@@ -214,7 +224,8 @@ async function measure(
 
 const fmt = (n: number) => n.toFixed(n >= 100 ? 0 : 2);
 const lines: string[] = [];
-for (const store of ["memory", "pglite"] as const) {
+const STORES = (process.env.BENCH_STORES ?? "memory,pglite").split(",") as Array<"memory" | "pglite">;
+for (const store of STORES) {
   const base = await baseline();
   let ours: LoadResult;
   try {
@@ -232,10 +243,11 @@ for (const store of ["memory", "pglite"] as const) {
   }
   console.log(
     `${store}: workflow ${fmt(ours.perS)} executions/s (p50 ${fmt(ours.p50)} ms, p99 ${fmt(ours.p99)} ms); ` +
-      `node:http baseline ${fmt(base.perS)} req/s (p99 ${fmt(base.p99)} ms); ${REQUESTS} requests, concurrency ${CONCURRENCY}`,
+      `node:http baseline ${fmt(base.perS)} req/s (p99 ${fmt(base.p99)} ms); ${REQUESTS} requests, concurrency ${CONCURRENCY}; ` +
+      `server CPU per request: workflow ${fmt(ours.cpuUs ?? 0)} us, baseline ${fmt(base.cpuUs ?? 0)} us`,
   );
   lines.push(
-    `workflow(${store}): executions_per_s=${fmt(ours.perS)} p99_ms=${fmt(ours.p99)} baseline_per_s=${fmt(base.perS)} baseline_p99_ms=${fmt(base.p99)} ratio=${(ours.perS / base.perS).toFixed(3)}`,
+    `workflow(${store}): executions_per_s=${fmt(ours.perS)} p99_ms=${fmt(ours.p99)} baseline_per_s=${fmt(base.perS)} baseline_p99_ms=${fmt(base.p99)} ratio=${(ours.perS / base.perS).toFixed(3)} cpu_us_per_exe=${fmt(ours.cpuUs ?? 0)} cpu_exe_per_s=${fmt(1e6 / (ours.cpuUs ?? 1))}`,
   );
 }
 loader.send({ stop: true });
