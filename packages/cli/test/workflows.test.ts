@@ -127,6 +127,7 @@ describe("pd workflows", () => {
       (await run(["workflows", "list", "--json"])).stdout,
     );
     expect(listed.map((w) => w.id)).toContain(id);
+    expect((await run(["list", "workflows"])).stdout).toMatch(new RegExp(`${id}\\s+Orders\\s+true`));
 
     // A run, by name: each step printed with its return value, export and summary.
     const ran = await run(["workflows", "run", "Orders", "--event", '{"id":"o-1","items":[1000,1500]}']);

@@ -1,4 +1,4 @@
-/** `pd list sources|webhooks|subscriptions|components|registry`. */
+/** `pd list sources|webhooks|subscriptions|components|registry|workflows`. */
 import { listAll } from "../_api.js";
 import { _flag, _required } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
@@ -12,12 +12,14 @@ const KINDS: Record<string, { path: string; columns: string[] }> = {
   subscriptions: { path: "/v1/subscriptions", columns: ["id", "emitter_id", "listener_id", "event_name"] },
   components: { path: "/v1/components", columns: ["id", "key", "name", "version", "type"] },
   registry: { path: "/v1/components/registry", columns: ["key", "version", "name", "visibility", "id"] },
+  workflows: { path: "/v1/workflows", columns: ["id", "name", "active"] },
 };
 
 export default defineCommand({
   name: "list",
-  summary: "List sources, webhooks, subscriptions, saved components or published (registry) components.",
-  usage: "list sources|webhooks|subscriptions|components|registry [--json] [-p PROFILE]",
+  summary:
+    "List sources, webhooks, subscriptions, saved components, published (registry) components or workflows.",
+  usage: "list sources|webhooks|subscriptions|components|registry|workflows [--json] [-p PROFILE]",
   options: { ..._jsonOption, ..._profileOption },
   async run(args) {
     const kind = _required(args, 0, this.usage);
