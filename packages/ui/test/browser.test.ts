@@ -234,8 +234,8 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
           name: "total",
           component_code: `export default defineComponent({
             async run({ steps }) {
-              console.log("items: " + steps.trigger.event.items.length);
-              return { total: steps.trigger.event.items.reduce((n, i) => n + i, 0) };
+              console.log("items: " + steps.trigger.event.body.items.length);
+              return { total: steps.trigger.event.body.items.reduce((n, i) => n + i, 0) };
             },
           });`,
         },
@@ -273,7 +273,7 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
     await page.getByText("No runs yet").waitFor();
 
     // RUN NOW with an event: the run opens with each step.
-    await page.getByLabel(/^Event \(JSON\)/).fill('{"items": [100, 60]}');
+    await page.getByLabel(/^Event \(JSON\)/).fill('{"body": {"items": [100, 60]}}');
     await page.getByRole("button", { name: "RUN NOW" }).click();
     await page.waitForURL(/\?run=exe_/);
     const run = page.getByRole("region", { name: /^Run exe_/ });
@@ -288,7 +288,7 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
     await browser.capture("workflow-run");
 
     // A failing run: the failed step shows its error; replay runs the same event again.
-    await page.getByLabel(/^Event \(JSON\)/).fill('{"items": [1000]}');
+    await page.getByLabel(/^Event \(JSON\)/).fill('{"body": {"items": [1000]}}');
     await page.getByRole("button", { name: "RUN NOW" }).click();
     const failed = page.getByRole("region", { name: /^check/ });
     await failed.getByRole("alert").getByText("Error: tax too high: 250").waitFor();
@@ -304,8 +304,21 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
       headers: { authorization: `Bearer ${server.key}` },
     }).then((r) => r.json())) as { data: Array<{ status: string; event: unknown }> };
     expect(executions.data.map((e) => e.status)).toEqual(["failed", "failed", "succeeded"]);
-    expect(executions.data[0]?.event).toEqual({ items: [1000] });
-    await page.getByRole("table", { name: "Runs, newest first" }).getByText("succeeded").waitFor();
+    expect(executions.data[0]?.event).toEqual({ body: { items: [1000] } });
+    const runs = page.getByRole("table", { name: "Runs, newest first" });
+    await runs.getByText("succeeded").waitFor();
+
+    // A request to the endpoint runs it too (the request is the event: its JSON body is `body`):
+    // the run appears in the list. It answers 500 no_response: no step calls $.respond.
+    const called = await fetch(workflow.trigger.endpoint_url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ items: [1] }),
+    });
+    expect(called.status).toBe(500);
+    expect(((await called.json()) as { error: { code: string } }).error.code).toBe("no_response");
+    await runs.getByRole("row").nth(4).waitFor();
+    await runs.getByText("succeeded").nth(1).waitFor();
 
     expect(browser.errors).toEqual([]);
     expect(browser.violations).toEqual([]);

@@ -98,15 +98,18 @@ function Step({ step, index }: { step: ExecutionStep; index: number }) {
 export function RunView({
   workflowId,
   executionId,
+  changes,
   onReplay,
 }: {
   workflowId: string;
   executionId: string;
+  /** Counts the stream's status changes of this execution: each one reloads it. */
+  changes: number;
   onReplay: (exe: Execution) => Promise<void>;
 }) {
   const exe = useLoad(
     () => api<Execution>("GET", `/v1/workflows/${seg(workflowId)}/executions/${seg(executionId)}`),
-    [workflowId, executionId],
+    [workflowId, executionId, changes],
   );
   usePoll(exe.reload, 1000, exe.data !== undefined && RUNNING.has(exe.data.status));
   const [busy, setBusy] = useState(false);

@@ -2,10 +2,11 @@
  * `/workflows/{p_id}`: a workflow's trigger and steps, RUN NOW with an event, its runs (newest
  * first, refreshed every few seconds) and, with `?run=exe_...`, the run view with each step.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
 import { type ApiError, api, page, seg } from "../api";
 import { asApiError, useLoad, useNotice, usePoll, useTitle } from "../hooks";
+import { openStream } from "../sse";
 import { describeWorkflowTrigger, runDuration, toMs } from "../triggers";
 import type { Execution, Workflow } from "../types";
 import { CopyButton, ErrorNote, Loading, Notice, Switch, Time } from "../widgets";
@@ -22,6 +23,25 @@ export function WorkflowPage() {
     [id],
   );
   usePoll(runs.reload, 3000);
+  // Runs started by the trigger appear at once: the workflow's stream announces each status change.
+  const [changed, setChanged] = useState({ id: "", n: 0 });
+  const { reload } = runs;
+  useEffect(
+    () =>
+      openStream(`/v1/workflows/${seg(id)}/sse`, {
+        onMessage(data, event) {
+          if (event !== "execution") return;
+          void reload();
+          try {
+            const exeId = (JSON.parse(data) as { execution_id: string }).execution_id;
+            setChanged((c) => ({ id: exeId, n: c.n + 1 }));
+          } catch {
+            // not JSON: the list is reloaded anyway
+          }
+        },
+      }),
+    [id, reload],
+  );
   const [notice, notify] = useNotice();
   const w = loaded.data;
   useTitle(w?.name ?? "Workflow");
@@ -94,6 +114,7 @@ export function WorkflowPage() {
           key={query.run}
           workflowId={w.id}
           executionId={query.run}
+          changes={changed.id === query.run ? changed.n : 0}
           onReplay={async (exe) => {
             await runs.reload();
             open(exe.id);
