@@ -11,6 +11,7 @@ export * from "./define.js";
 export * from "./description.js";
 export * from "./emit.js";
 export * from "./errors.js";
+export * from "./event-filter.js";
 export * from "./ids.js";
 export { PROBLEM_CODES, type ProblemCode } from "./problems.js";
 export { REGISTRY_KEY, type RegistryVisibility } from "./registry-rules.js";

@@ -35,6 +35,8 @@ export const PROBLEM_CODES = {
   reserved_step_name: "A workflow step is named `trigger`, which is reserved for the trigger's event.",
   duplicate_step_name: "Two steps of a workflow have the same name.",
   invalid_expression: "A `{{ ... }}` expression in a step's prop value is not closed or is empty.",
+  invalid_filter:
+    "An event filter (`filter`) is not valid: an unknown operator, a bad operand or path, or not JSON.",
 } as const;
 
 /** A stable problem code. */
