@@ -3,10 +3,16 @@
  * matching subscription (the transactional outbox), and sends its notices on commit.
  */
 import type { AppendedEvent, Delivery, EmitCommitInput, EmitStore } from "@hookline/store";
-import { type DeliveryTarget, newDelivery, newEvents, targetsOf } from "@hookline/store/adapter";
+import {
+  type DeliveryTarget,
+  newDelivery,
+  newEvents,
+  subscriptionFilter,
+  targetsOf,
+} from "@hookline/store/adapter";
 import type { SqlClient } from "../clients.js";
 import { chunkRows, placeholders, type SqlContext } from "./context.js";
-import { optStr, str, toJson } from "./rows.js";
+import { fromJson, optStr, str, toJson } from "./rows.js";
 
 const EVENT_COLUMNS = 9;
 const DELIVERY_COLUMNS = 10;
@@ -14,7 +20,7 @@ const DELIVERY_COLUMNS = 10;
 /** The emitter's webhook subscriptions, oldest first, locked against a concurrent delete until commit. */
 async function targetsFor(c: SqlContext, tx: SqlClient, workspaceId: string, emitterId: string) {
   const rows = await c.run(
-    `SELECT s.event_name, w.id AS webhook_id, w.active
+    `SELECT s.event_name, s.filter, w.id AS webhook_id, w.active
      FROM subscriptions s JOIN webhooks w ON w.id = s.listener_id
      WHERE s.workspace_id = $1 AND s.emitter_id = $2 AND w.workspace_id = $1
      ORDER BY s.ord
@@ -23,13 +29,15 @@ async function targetsFor(c: SqlContext, tx: SqlClient, workspaceId: string, emi
     undefined,
     tx,
   );
-  return rows.map(
-    (row): DeliveryTarget => ({
+  return rows.map((row): DeliveryTarget => {
+    const filter = subscriptionFilter(fromJson(row.filter) as Record<string, unknown> | undefined);
+    return {
       eventName: optStr(row.event_name) ?? null,
       webhookId: str(row.webhook_id),
       active: row.active === true || row.active === "t",
-    }),
-  );
+      ...(filter ? { filter } : {}),
+    };
+  });
 }
 
 /** One invocation's commit, checked and ready to write. */
@@ -97,7 +105,7 @@ async function write(c: SqlContext, tx: SqlClient, input: Prepared): Promise<App
 
   const deliveries: Delivery[] = [];
   const events = rows.map((row): AppendedEvent => {
-    const mine = targetsOf(targets, row.channel).map((target) => newDelivery(row, target, now));
+    const mine = targetsOf(targets, row.channel, row).map((target) => newDelivery(row, target, now));
     deliveries.push(...mine);
     return { ...row, deliveryIds: mine.map((delivery) => delivery.id) };
   });

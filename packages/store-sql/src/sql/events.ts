@@ -1,7 +1,8 @@
 /** Events in SQL: reads, deletes and retention. */
-import type { EventStore, RetentionLimits } from "@hookline/store";
-import { clampLimit, pageOf, parseSeqCursor } from "@hookline/store/adapter";
+import type { EventStore, RetentionLimits, StoredEvent } from "@hookline/store";
+import { clampLimit, eventMatches, pageOf, parseSeqCursor } from "@hookline/store/adapter";
 import { cancelDeliveriesSql, countOf, type SqlContext } from "./context.js";
+import { filterSql } from "./event-filter-sql.js";
 import { cols, EVENT, toEvent } from "./rows.js";
 
 /**
@@ -44,6 +45,7 @@ export function sqlEvents(c: SqlContext): EventStore {
       const limit = clampLimit(options.limit, 10, 100);
       const before = parseSeqCursor(options.before, "before");
       const after = parseSeqCursor(options.after, "after");
+      const asc = options.order === "asc";
       const params: unknown[] = [workspaceId, emitterId];
       let where = "t.workspace_id = $1 AND t.emitter_id = $2";
       const filter = (condition: string, value: unknown): void => {
@@ -53,12 +55,44 @@ export function sqlEvents(c: SqlContext): EventStore {
       if (options.channel !== undefined) filter("t.channel =", options.channel);
       if (before !== undefined) filter("t.seq <", before);
       if (after !== undefined) filter("t.seq >", after);
-      params.push(limit + 1);
-      const rows = await c.run(
-        `SELECT ${cols(EVENT)} FROM events t WHERE ${where} ORDER BY t.seq DESC LIMIT $${params.length}`,
-        params,
-      );
-      return pageOf(rows.map(toEvent), limit, (row) => String(row.seq));
+      if (options.since !== undefined) filter("t.created_at >=", options.since);
+      if (options.until !== undefined) filter("t.created_at <", options.until);
+      if (options.filter === undefined) {
+        params.push(limit + 1);
+        const rows = await c.run(
+          `SELECT ${cols(EVENT)} FROM events t WHERE ${where}
+           ORDER BY t.seq ${asc ? "ASC" : "DESC"} LIMIT $${params.length}`,
+          params,
+        );
+        return pageOf(rows.map(toEvent), limit, (row) => String(row.seq));
+      }
+      // The SQL condition is implied by the filter; each row read is re-checked with it, and reading
+      // goes on (from the last seq read) until the page is full or nothing is left.
+      const condition = filterSql(options.filter, params);
+      where += ` AND ${condition.sql}`;
+      const kept: StoredEvent[] = [];
+      let from: number | undefined;
+      for (;;) {
+        const round = [...params];
+        let bound = "";
+        if (from !== undefined) {
+          round.push(from);
+          bound = ` AND t.seq ${asc ? ">" : "<"} $${round.length}`;
+        }
+        round.push(limit + 1);
+        const rows = (
+          await c.run(
+            `SELECT ${cols(EVENT)} FROM events t WHERE ${where}${bound}
+             ORDER BY t.seq ${asc ? "ASC" : "DESC"} LIMIT $${round.length}`,
+            round,
+          )
+        ).map(toEvent);
+        for (const row of rows) if (kept.length <= limit && eventMatches(row, options)) kept.push(row);
+        const last = rows[rows.length - 1];
+        if (kept.length > limit || rows.length <= limit || !last) break;
+        from = last.seq;
+      }
+      return pageOf(kept, limit, (row) => String(row.seq));
     },
     async get(workspaceId, id) {
       const row = await c.one(`SELECT ${cols(EVENT)} FROM events t WHERE t.workspace_id = $1 AND t.id = $2`, [

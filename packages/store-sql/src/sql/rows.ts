@@ -128,6 +128,7 @@ export const SUBSCRIPTION = [
   "emitter_id",
   "listener_id",
   "event_name",
+  "filter",
   "created_at",
 ] as const;
 export const TIMER = ["component_id", "workspace_id", "next_at", "lease_owner", "lease_expires_at"] as const;
@@ -267,14 +268,18 @@ export function toWebhook(row: SqlRow): Webhook {
   return hook;
 }
 
-export const toSubscription = (row: SqlRow): Subscription => ({
-  id: str(row.id),
-  workspaceId: str(row.workspace_id),
-  emitterId: str(row.emitter_id),
-  listenerId: str(row.listener_id),
-  eventName: optStr(row.event_name) ?? null,
-  createdAt: num(row.created_at),
-});
+export function toSubscription(row: SqlRow): Subscription {
+  const sub: Subscription = {
+    id: str(row.id),
+    workspaceId: str(row.workspace_id),
+    emitterId: str(row.emitter_id),
+    listenerId: str(row.listener_id),
+    eventName: optStr(row.event_name) ?? null,
+    createdAt: num(row.created_at),
+  };
+  setIf(sub, "filter", fromJson(row.filter) as Record<string, unknown> | undefined);
+  return sub;
+}
 
 export function toTimer(row: SqlRow): Timer {
   const timer: Timer = {

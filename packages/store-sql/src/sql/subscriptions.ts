@@ -3,7 +3,7 @@ import { DEFAULT_CHANNEL } from "@hookline/core";
 import { StoreError, type SubscriptionStore } from "@hookline/store";
 import { newSubscription } from "@hookline/store/adapter";
 import { countOf, type SqlContext } from "./context.js";
-import { cols, SUBSCRIPTION, toSubscription } from "./rows.js";
+import { cols, SUBSCRIPTION, toJson, toSubscription } from "./rows.js";
 
 /** The subscriptions of a SQL store. */
 export function sqlSubscriptions(c: SqlContext): SubscriptionStore {
@@ -11,9 +11,17 @@ export function sqlSubscriptions(c: SqlContext): SubscriptionStore {
     async create(input) {
       const row = newSubscription(input, c.clock());
       const inserted = await c.run(
-        `INSERT INTO subscriptions (id, workspace_id, emitter_id, listener_id, event_name, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
-        [row.id, row.workspaceId, row.emitterId, row.listenerId, row.eventName, row.createdAt],
+        `INSERT INTO subscriptions (id, workspace_id, emitter_id, listener_id, event_name, filter, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`,
+        [
+          row.id,
+          row.workspaceId,
+          row.emitterId,
+          row.listenerId,
+          row.eventName,
+          toJson(row.filter, "filter"),
+          row.createdAt,
+        ],
       );
       if (inserted.length > 0) return { ...row, created: true };
       const existing = await c.one(

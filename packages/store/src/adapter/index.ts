@@ -5,7 +5,8 @@
  *
  * @packageDocumentation
  */
-export { channelOf, type DeliveryTarget, targetsOf } from "./channels.js";
+export { channelOf, type DeliveryTarget, subscriptionFilter, targetsOf } from "./channels.js";
+export { eventMatches } from "./event-match.js";
 export { FAULT_POINTS, type FaultHook, type FaultPoint } from "./faults.js";
 export { clampLimit, pageOf, parseIdCursor, parseSeqCursor } from "./paging.js";
 export { newRequestDelivery, requestClaim } from "./requests.js";

@@ -153,7 +153,7 @@ export function newWebhook(input: CreateWebhookInput, now: number): Webhook {
  */
 export function newSubscription(input: CreateSubscriptionInput, now: number): Subscription {
   const { workspaceId, emitterId, listenerId } = input;
-  return {
+  const row: Subscription = {
     id: newId("sub"),
     workspaceId,
     emitterId,
@@ -161,6 +161,8 @@ export function newSubscription(input: CreateSubscriptionInput, now: number): Su
     eventName: input.eventName ?? null,
     createdAt: now,
   };
+  if (input.filter !== undefined) row.filter = input.filter;
+  return row;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The atomic emit in memory: dedupe state, events and deliveries, all or nothing. */
 import type { DeliveryTarget } from "../adapter/channels.js";
-import { targetsOf } from "../adapter/channels.js";
+import { subscriptionFilter, targetsOf } from "../adapter/channels.js";
 import { newDelivery, newEvents } from "../adapter/rows.js";
 import type { AppendedEvent, EmitCommitInput, EmitStore } from "../types/index.js";
 import { copy, copyPlain } from "./copy.js";
@@ -13,7 +13,13 @@ function targetsFor(s: MemoryState, workspaceId: string, emitterId: string): Del
     if (sub.workspaceId !== workspaceId || sub.emitterId !== emitterId) continue;
     const hook = s.webhooks.get(sub.listenerId);
     if (hook?.workspaceId !== workspaceId) continue;
-    targets.push({ eventName: sub.eventName, webhookId: hook.id, active: hook.active });
+    const filter = subscriptionFilter(sub.filter);
+    targets.push({
+      eventName: sub.eventName,
+      webhookId: hook.id,
+      active: hook.active,
+      ...(filter ? { filter } : {}),
+    });
   }
   return targets;
 }
@@ -64,7 +70,7 @@ export function memoryEmits(s: MemoryState): EmitStore {
     let due = false;
     const events = rows.map((row) => {
       const deliveryIds: string[] = [];
-      for (const target of targetsOf(targets, row.channel)) {
+      for (const target of targetsOf(targets, row.channel, row)) {
         const delivery = newDelivery(row, target, now);
         s.deliveries.set(delivery.id, delivery);
         s.setState(delivery, delivery.state);

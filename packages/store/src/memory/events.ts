@@ -1,4 +1,6 @@
 /** Events in memory: reads, deletes and retention. */
+
+import { eventMatches } from "../adapter/event-match.js";
 import { clampLimit, pageOf, parseSeqCursor } from "../adapter/paging.js";
 import { keptByRetention } from "../adapter/retention.js";
 import { utf8Length } from "../adapter/text.js";
@@ -43,9 +45,10 @@ export function memoryEvents(s: MemoryState): EventStore {
             row.workspaceId === workspaceId &&
             (options.channel === undefined || row.channel === options.channel) &&
             (before === undefined || row.seq < before) &&
-            (after === undefined || row.seq > after),
+            (after === undefined || row.seq > after) &&
+            eventMatches(row, options),
         )
-        .sort((a, b) => b.seq - a.seq);
+        .sort((a, b) => (options.order === "asc" ? a.seq - b.seq : b.seq - a.seq));
       const page = pageOf(matching, limit, (row) => String(row.seq));
       return { ...page, items: copy(page.items) };
     },

@@ -23,6 +23,7 @@ import { notificationsSuite } from "./notifications.js";
 import { queueSuite } from "./queue.js";
 import { requestsSuite } from "./requests.js";
 import { savedComponentsSuite } from "./saved-components.js";
+import { searchSuite } from "./search.js";
 import { settingsSuite } from "./settings.js";
 import { subscriptionsSuite } from "./subscriptions.js";
 import { textSuite } from "./text.js";
@@ -87,6 +88,7 @@ export function runStoreConformance(
     kvSuite(t);
     emitsSuite(t);
     eventsSuite(t);
+    searchSuite(t);
     logsSuite(t);
     webhooksSuite(t);
     workflowsSuite(t);

@@ -1,4 +1,5 @@
 /** Events, the atomic emit, logs and retention. */
+import type { FilterNode } from "@hookline/core";
 import type { Page } from "./errors.js";
 
 /**
@@ -104,6 +105,20 @@ export interface ListEventsOptions {
   after?: string;
   /** Only events of this channel. */
   channel?: string;
+  /**
+   * Only events matching this filter (`parseEventFilter` of `@hookline/core`), evaluated against
+   * the event's `filterDocument`: every adapter returns exactly the events `matchesFilter` accepts.
+   */
+  filter?: FilterNode;
+  /** Only events stored at or after this time (epoch ms, `createdAt`). */
+  since?: number;
+  /** Only events stored before this time (epoch ms, `createdAt`). */
+  until?: number;
+  /**
+   * `desc` (default): newest first, `nextCursor` pages to older ones (pass it as `before`). `asc`:
+   * oldest first, `nextCursor` pages to newer ones (pass it as `after`).
+   */
+  order?: "asc" | "desc";
 }
 
 /**

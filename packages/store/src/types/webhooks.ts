@@ -107,6 +107,11 @@ export interface Subscription {
   listenerId: string;
   /** The channel; null means `default`. */
   eventName: string | null;
+  /**
+   * Only events matching this filter (the JSON a user gave, see `parseEventFilter` of
+   * `@hookline/core`) become deliveries; absent: every event of the channel.
+   */
+  filter?: Record<string, unknown>;
   /** Creation time. */
   createdAt: number;
 }
@@ -121,6 +126,8 @@ export interface CreateSubscriptionInput {
   listenerId: string;
   /** The channel; absent or null means `default`. */
   eventName?: string | null;
+  /** The filter (validated by the caller with `parseEventFilter`). */
+  filter?: Record<string, unknown>;
 }
 
 /** Subscription records. */
