@@ -18,6 +18,7 @@ export { DEFAULT_NO_AUTH_APPS } from "./apps.js";
 export { type Clock, createFakeClock, type FakeClock, systemClock } from "./clock.js";
 export { type CodeUrlLimits, DEFAULT_CODE_URL_LIMITS, type FetchedSource } from "./code-url.js";
 export type { ComponentsApi } from "./components.js";
+export { type EventSearchOptions, searchEvents, toFilter } from "./event-search.js";
 export type { HooklineEvents } from "./events.js";
 export { createHookline, type Hookline } from "./hookline.js";
 export type { IngressRequest } from "./http-event.js";

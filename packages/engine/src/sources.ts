@@ -2,6 +2,7 @@ import type { OptionsArgs } from "@hookline/runtime";
 import type { LogLine, Page, StoredEvent } from "@hookline/store";
 import { componentFor } from "./components.js";
 import { componentOrThrow, type EngineContext, sourceOrThrow } from "./context.js";
+import { type EventSearchOptions, searchEvents } from "./event-search.js";
 import { deleteSource, deploySource, updateSource } from "./lifecycle.js";
 import { type OptionsTarget, propOptions } from "./props.js";
 import { runSource } from "./runs.js";
@@ -39,12 +40,8 @@ export interface SourcesApi {
    * ```
    */
   run(workspaceId: string, idOrSlug: string, event?: unknown): Promise<RunSummary>;
-  /** Stored events, newest first. */
-  events(
-    workspaceId: string,
-    idOrSlug: string,
-    options?: { limit?: number; before?: string; after?: string; channel?: string },
-  ): Promise<Page<StoredEvent>>;
+  /** Stored events, newest first (or oldest first), by channel, time window and filter. */
+  events(workspaceId: string, idOrSlug: string, options?: EventSearchOptions): Promise<Page<StoredEvent>>;
   /** Deletes the given events, or all of them; returns how many. */
   deleteEvents(workspaceId: string, idOrSlug: string, ids?: string[]): Promise<number>;
   /** Log lines, oldest first. */
@@ -90,7 +87,7 @@ export function createSourcesApi(ctx: EngineContext): SourcesApi {
     },
     async events(workspaceId, idOrSlug, options) {
       const source = await sourceOrThrow(ctx, workspaceId, idOrSlug);
-      return ctx.store.events.list(workspaceId, source.id, options);
+      return searchEvents(ctx.store, workspaceId, source.id, options);
     },
     async deleteEvents(workspaceId, idOrSlug, ids) {
       const source = await sourceOrThrow(ctx, workspaceId, idOrSlug);

@@ -5,7 +5,13 @@
  */
 
 import { isIP } from "node:net";
-import { HooklineError, type Problem } from "@hookline/core";
+import {
+  type EventFilterInput,
+  HooklineError,
+  jsonEqual,
+  type Problem,
+  parseEventFilter,
+} from "@hookline/core";
 import {
   createGuardedLookup,
   createUrlChecker,
@@ -99,12 +105,22 @@ export interface WebhooksApi {
 /** The subscriptions API of the engine. */
 export interface SubscriptionsApi {
   /**
-   * Subscribes a listener (a webhook) to an emitter (a source), optionally to one channel.
-   * Creating an existing subscription returns it. Unknown emitter or listener: 404 `not_found`.
+   * Subscribes a listener (a webhook) to an emitter (a source), optionally to one channel and with
+   * a filter. Creating an existing subscription (with the same filter) returns it. Unknown emitter or listener: 404 `not_found`.
    */
   create(
     workspaceId: string,
-    input: { emitterId: string; listenerId: string; eventName?: string | null },
+    input: {
+      emitterId: string;
+      listenerId: string;
+      eventName?: string | null;
+      /**
+       * Only events matching this filter (an object or its JSON text; docs/rest-api.md#filters)
+       * become deliveries; invalid: 422 `validation_failed` naming each problem's path. The same
+       * emitter, listener and channel with another filter: 409 `conflict`.
+       */
+      filter?: EventFilterInput | string;
+    },
   ): Promise<Subscription & { created: boolean }>;
   /** Subscriptions, optionally filtered. */
   list(workspaceId: string, filter?: { emitterId?: string; listenerId?: string }): Promise<Subscription[]>;
@@ -179,6 +195,24 @@ function view(w: Webhook): WebhookView {
   if (w.description !== undefined) out.description = w.description;
   if (w.disabledReason !== undefined) out.disabledReason = w.disabledReason;
   return out;
+}
+
+/** A subscription's filter as stored: the parsed JSON object, validated (422 naming its path). */
+function subscriptionFilterOf(filter: EventFilterInput | string | undefined): EventFilterInput | undefined {
+  if (filter === undefined) return undefined;
+  const value = typeof filter === "string" ? (parseJsonFilter(filter) as EventFilterInput) : filter;
+  parseEventFilter(value);
+  return value;
+}
+
+/** JSON text of a filter, parsed (malformed: 422 naming `filter`). */
+function parseJsonFilter(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    parseEventFilter(text); // Throws the 422 that names the parameter.
+    return undefined;
+  }
 }
 
 /** Builds the webhooks and subscriptions APIs over the store. @internal */
@@ -310,12 +344,22 @@ export function createWebhooksApi(
       if (!(await store.webhooks.get(workspaceId, input.listenerId))) {
         throw new HooklineError("not_found", `No listener ${input.listenerId} in this workspace`);
       }
-      return store.subscriptions.create({
+      const filter = subscriptionFilterOf(input.filter);
+      const sub = await store.subscriptions.create({
         workspaceId,
         emitterId: input.emitterId,
         listenerId: input.listenerId,
         eventName: input.eventName ?? null,
+        ...(filter ? { filter } : {}),
       });
+      if (!sub.created && !jsonEqual(sub.filter ?? null, filter ?? null)) {
+        throw new HooklineError(
+          "conflict",
+          `${input.listenerId} is already subscribed to this channel of ${input.emitterId} (${sub.id}) with another filter; delete it first`,
+          { subscription_id: sub.id },
+        );
+      }
+      return sub;
     },
     list: (workspaceId, filter) => store.subscriptions.list(workspaceId, filter),
     delete: (workspaceId, match) => store.subscriptions.delete(workspaceId, match),

@@ -28,6 +28,7 @@ export function subscriptionJson(s: Subscription) {
     emitter_id: s.emitterId,
     listener_id: s.listenerId,
     event_name: s.eventName,
+    filter: s.filter ?? null,
     created_at: seconds(s.createdAt),
   };
 }

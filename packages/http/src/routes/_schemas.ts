@@ -36,6 +36,9 @@ export const SubscriptionData = Type.Object({
   emitter_id: Type.String(),
   listener_id: Type.String(),
   event_name: Type.Union([Type.String(), Type.Null()]),
+  filter: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+    description: "Only events matching this filter become deliveries (docs/rest-api.md#filters)",
+  }),
   created_at: Type.Integer(),
 });
 

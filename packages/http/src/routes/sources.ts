@@ -5,6 +5,7 @@ import { defineRoute, type RouteContext } from "../_define.js";
 import { eventSummaryJson, logJson, sourceJson } from "../_json.js";
 import { paginate } from "./_paginate.js";
 import { EventSummaryData, ListParams, LogData, SeqCursor, SourceData } from "./_schemas.js";
+import { FilterParam, WindowParams, windowOf } from "./_window.js";
 import { CodeParams, codeFrom } from "./components.js";
 
 const ConfiguredProps = Type.Optional(
@@ -190,6 +191,8 @@ export const sourceRoutes = [
       after: SeqCursor,
       expand: Type.Optional(Type.Literal("event")),
       event_name: Type.Optional(Type.String({ description: "Only this channel" })),
+      filter: FilterParam,
+      ...WindowParams,
     }),
     data: EventSummaryData,
     list: true,
@@ -198,6 +201,8 @@ export const sourceRoutes = [
         limit: params.limit ?? 20,
         ...(params.after ? { before: params.after } : {}),
         ...(params.event_name ? { channel: params.event_name } : {}),
+        ...(params.filter === undefined ? {} : { filter: params.filter }),
+        ...windowOf(params),
       });
       const list = page.items.map((e) => eventSummaryJson(e, params.expand === "event"));
       return {

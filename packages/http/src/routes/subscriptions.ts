@@ -5,6 +5,7 @@ import { defineRoute } from "../_define.js";
 import { subscriptionJson } from "../_json.js";
 import { paginate } from "./_paginate.js";
 import { Deleted, ListParams, SubscriptionData } from "./_schemas.js";
+import { FilterParam } from "./_window.js";
 
 const Match = {
   emitter_id: Type.String({ description: "The source (dc_...)" }),
@@ -19,13 +20,14 @@ export const subscriptionRoutes = [
     path: "/v1/subscriptions",
     tag: "Subscriptions",
     summary: "Subscribe a listener to an emitter; creating an existing subscription returns it",
-    params: Type.Object(Match),
+    params: Type.Object({ ...Match, filter: FilterParam }),
     data: SubscriptionData,
     async handler({ hookline, workspaceId, params }) {
       const sub = await hookline.subscriptions.create(workspaceId, {
         emitterId: params.emitter_id,
         listenerId: params.listener_id,
         eventName: params.event_name ?? null,
+        ...(params.filter === undefined ? {} : { filter: params.filter }),
       });
       return { data: subscriptionJson(sub) };
     },

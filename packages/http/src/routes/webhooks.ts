@@ -6,6 +6,7 @@ import { defineRoute } from "../_define.js";
 import { deliveryJson, webhookJson } from "../_json.js";
 import { paginate } from "./_paginate.js";
 import { Deleted, DeliveryData, DeliveryStatus, ListParams, WebhookData } from "./_schemas.js";
+import { toMs } from "./_window.js";
 
 const WebhookFields = {
   name: Type.Optional(Type.String({ maxLength: 200 })),
@@ -159,14 +160,6 @@ export const webhookRoutes = [
     }),
     data: Type.Object({ recovered: Type.Integer() }),
     async handler({ hookline, workspaceId, path, params }) {
-      const toMs = (name: string, v: number | string) => {
-        const ms = typeof v === "number" || /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v);
-        if (Number.isSafeInteger(ms)) return ms;
-        const message = `${name} must be epoch seconds or an ISO 8601 date such as 2026-01-31T12:00:00Z`;
-        throw new HooklineError("validation_failed", `Invalid parameters: ${message}`, {
-          problems: [{ code: "invalid_value", path: name, message }],
-        });
-      };
       const since = toMs("since", params.since);
       const until = params.until === undefined ? undefined : toMs("until", params.until);
       const recovered = await hookline.webhooks.recover(workspaceId, path.id as string, {
