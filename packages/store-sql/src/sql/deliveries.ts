@@ -1,7 +1,7 @@
 /** Delivery records in SQL: reads, retry, recover and purge. */
-import type { DeliveryStore, DeliveryWithEvent } from "@hookline/store";
-import { clampLimit, pageOf, parseIdCursor } from "@hookline/store/adapter";
-import { countOf, type SqlContext } from "./context.js";
+import type { Delivery, DeliveryStore, DeliveryWithEvent } from "@hookline/store";
+import { clampLimit, newDelivery, pageOf, parseIdCursor } from "@hookline/store/adapter";
+import { countOf, placeholders, type SqlContext } from "./context.js";
 import { ATTEMPT, cols, DELIVERY, EVENT, toAttempt, toDelivery, toEvent, unprefix } from "./rows.js";
 
 /**
@@ -97,6 +97,65 @@ export function sqlDeliveries(c: SqlContext): DeliveryStore {
         [workspaceId, webhookId],
       );
       return countOf(rows);
+    },
+    async enqueue(workspaceId, webhookId, events, now) {
+      c.open();
+      if (events.length === 0) return [];
+      // Built as pending; the statement makes each paused when the webhook is disabled.
+      const rows = events.map((event) => newDelivery(event, { webhookId, active: true }, now));
+      const params: unknown[] = [workspaceId, webhookId, now];
+      const values = placeholders(rows.length, 2).replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 3}`);
+      params.push(...rows.flatMap((row) => [row.id, row.eventId]));
+      const made = await c.run(
+        `WITH made AS (
+           INSERT INTO deliveries
+             (id, workspace_id, webhook_id, event_id, emitter_id, channel, state, next_attempt_at, created_at, updated_at)
+           SELECT v.id, $1, w.id, e.id, e.emitter_id, e.channel,
+                  CASE WHEN w.active THEN 'pending' ELSE 'paused' END, $3::bigint, $3::bigint, $3::bigint
+           FROM (VALUES ${values}) AS v (id, event_id)
+           JOIN events e ON e.id = v.event_id AND e.workspace_id = $1
+           JOIN webhooks w ON w.id = $2 AND w.workspace_id = $1
+           RETURNING id, state
+         ), c AS (SELECT count(*) FILTER (WHERE state = 'pending') AS due FROM made)
+         SELECT made.id, made.state, (SELECT ${c.notifyDueWhen("due > 0", params)} FROM c) AS noted FROM made`,
+        params,
+      );
+      const states = new Map(made.map((row) => [String(row.id), String(row.state)]));
+      return rows
+        .filter((row) => states.has(row.id))
+        .map((row): Delivery => ({ ...row, state: states.get(row.id) as Delivery["state"] }));
+    },
+    async metrics(workspaceId, webhookId, window) {
+      const row = await c.one(
+        `SELECT count(*) AS n,
+           count(*) FILTER (WHERE a.status < 200) AS c1, count(*) FILTER (WHERE a.status BETWEEN 200 AND 299) AS c2,
+           count(*) FILTER (WHERE a.status BETWEEN 300 AND 399) AS c3,
+           count(*) FILTER (WHERE a.status BETWEEN 400 AND 499) AS c4,
+           count(*) FILTER (WHERE a.status >= 500) AS c5, count(*) FILTER (WHERE a.status IS NULL) AS ce,
+           percentile_disc(0.5) WITHIN GROUP (ORDER BY a.duration_ms) AS p50,
+           percentile_disc(0.95) WITHIN GROUP (ORDER BY a.duration_ms) AS p95,
+           percentile_disc(0.99) WITHIN GROUP (ORDER BY a.duration_ms) AS p99
+         FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+         WHERE a.workspace_id = $1 AND d.webhook_id = $2 AND a.at >= $3 AND ($4::bigint IS NULL OR a.at < $4::bigint)`,
+        [workspaceId, webhookId, window.since, window.until ?? null],
+      );
+      const n = (value: unknown) => Number(value ?? 0);
+      const p = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+      const statusClasses = {
+        "1xx": n(row?.c1),
+        "2xx": n(row?.c2),
+        "3xx": n(row?.c3),
+        "4xx": n(row?.c4),
+        "5xx": n(row?.c5),
+        error: n(row?.ce),
+      };
+      return {
+        attempts: n(row?.n),
+        succeeded: statusClasses["2xx"],
+        failed: n(row?.n) - statusClasses["2xx"],
+        statusClasses,
+        latencyMs: { p50: p(row?.p50), p95: p(row?.p95), p99: p(row?.p99) },
+      };
     },
   };
 }

@@ -8,6 +8,7 @@
 export { channelOf, type DeliveryTarget, subscriptionFilter, targetsOf } from "./channels.js";
 export { eventMatches } from "./event-match.js";
 export { FAULT_POINTS, type FaultHook, type FaultPoint } from "./faults.js";
+export { metricsOf, percentile } from "./metrics.js";
 export { clampLimit, pageOf, parseIdCursor, parseSeqCursor } from "./paging.js";
 export { newRequestDelivery, requestClaim } from "./requests.js";
 export { keptByRetention } from "./retention.js";

@@ -1,7 +1,9 @@
 /** Delivery records in memory: reads, retry, recover and purge. */
+import { metricsOf } from "../adapter/metrics.js";
 import { clampLimit, pageOf, parseIdCursor } from "../adapter/paging.js";
+import { newDelivery } from "../adapter/rows.js";
 import { compareText } from "../adapter/text.js";
-import type { Delivery, DeliveryStore } from "../types/index.js";
+import type { Attempt, Delivery, DeliveryStore } from "../types/index.js";
 import { copy } from "./copy.js";
 import { byWorkspace, inWorkspace, type MemoryState } from "./state.js";
 
@@ -92,6 +94,36 @@ export function memoryDeliveries(s: MemoryState): DeliveryStore {
         count++;
       }
       return count;
+    },
+    async enqueue(workspaceId, webhookId, events, now) {
+      s.open();
+      const hook = inWorkspace(s.webhooks.get(webhookId), workspaceId);
+      if (!hook) return [];
+      const made: Delivery[] = [];
+      for (const event of events) {
+        const stored = inWorkspace(s.events.get(event.id), workspaceId);
+        if (!stored) continue;
+        const row = newDelivery(stored, { webhookId, active: hook.active }, now);
+        s.deliveries.set(row.id, row);
+        s.setState(row, row.state);
+        if (row.state === "pending") s.due.push(row);
+        made.push(row);
+      }
+      if (made.some((row) => row.state === "pending")) announceDue();
+      return copy(made);
+    },
+    async metrics(workspaceId, webhookId, window) {
+      s.open();
+      const attempts: Attempt[] = [];
+      for (const row of s.deliveries.values()) {
+        if (row.workspaceId !== workspaceId || row.webhookId !== webhookId) continue;
+        for (const attempt of s.attempts.get(row.id) ?? []) {
+          if (attempt.at >= window.since && (window.until === undefined || attempt.at < window.until)) {
+            attempts.push(attempt);
+          }
+        }
+      }
+      return metricsOf(attempts);
     },
   };
 }

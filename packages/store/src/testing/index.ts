@@ -21,6 +21,7 @@ import { logsSuite } from "./logs.js";
 import { multiProcessSuite } from "./multi-process.js";
 import { notificationsSuite } from "./notifications.js";
 import { queueSuite } from "./queue.js";
+import { replaySuite } from "./replay.js";
 import { requestsSuite } from "./requests.js";
 import { savedComponentsSuite } from "./saved-components.js";
 import { searchSuite } from "./search.js";
@@ -95,6 +96,7 @@ export function runStoreConformance(
     subscriptionsSuite(t);
     timersSuite(t);
     deliveriesSuite(t);
+    replaySuite(t);
     queueSuite(t);
     requestsSuite(t);
     notificationsSuite(t);

@@ -192,6 +192,36 @@ export interface DeliveryStore {
    * attempts, for good; returns the count. The events stay.
    */
   purge(workspaceId: string, webhookId: string): Promise<number>;
+  /**
+   * New deliveries of stored events to a webhook of the workspace (a replay): one per event, due at
+   * `now`, `pending` (`paused` when the webhook is disabled), announced like the outbox's. Events of
+   * another workspace, or gone, are skipped; an unknown webhook makes none. Returns those made.
+   */
+  enqueue(workspaceId: string, webhookId: string, events: StoredEvent[], now: number): Promise<Delivery[]>;
+  /**
+   * Aggregates of the attempts of the webhook's deliveries made in `[since, until)` (attempt time):
+   * counts by outcome and status class, and latency percentiles (nearest rank: the smallest duration
+   * with at least that share of attempts at or below it; null without attempts).
+   */
+  metrics(
+    workspaceId: string,
+    webhookId: string,
+    window: { since: number; until?: number },
+  ): Promise<DeliveryMetrics>;
+}
+
+/** What {@link DeliveryStore.metrics} returns. */
+export interface DeliveryMetrics {
+  /** Attempts in the window. */
+  attempts: number;
+  /** Attempts answered with a 2xx. */
+  succeeded: number;
+  /** The other attempts. */
+  failed: number;
+  /** Attempts by class of the answer's status; `error` has no answer (timeout, connection, refused). */
+  statusClasses: { "1xx": number; "2xx": number; "3xx": number; "4xx": number; "5xx": number; error: number };
+  /** Attempt durations (ms) at the 50th, 95th and 99th percentiles. */
+  latencyMs: { p50: number | null; p95: number | null; p99: number | null };
 }
 
 /** Options of {@link DeliveryQueue.claim}. */
