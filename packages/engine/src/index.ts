@@ -30,6 +30,7 @@ export {
   type RegistryListOptions,
   type Visibility,
 } from "./registry.js";
+export { REPLAY_BATCH, type ReplayOptions, type ReplayResult } from "./replay.js";
 export {
   DEFAULT_RETAINED_EVENT_BYTES,
   DEFAULT_RETAINED_EVENTS,

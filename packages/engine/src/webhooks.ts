@@ -18,8 +18,18 @@ import {
   generateWebhookSecret,
   type SsrfGuardOptions,
 } from "@hookline/delivery";
-import type { Attempt, Delivery, DeliveryState, Page, Store, Subscription, Webhook } from "@hookline/store";
+import type {
+  Attempt,
+  Delivery,
+  DeliveryMetrics,
+  DeliveryState,
+  Page,
+  Store,
+  Subscription,
+  Webhook,
+} from "@hookline/store";
 import type { Clock } from "./clock.js";
+import { createReplayApi, type ReplayOptions, type ReplayResult } from "./replay.js";
 import type { SecretBox } from "./secrets.js";
 
 /** How long a rotated-out secret stays valid. */
@@ -100,6 +110,15 @@ export interface WebhooksApi {
    * returns how many. The events stay.
    */
   purgeDeliveries(workspaceId: string, id: string): Promise<number>;
+  /**
+   * The webhook's delivery health over `[since, until)` (epoch ms; the last 24 hours by default),
+   * from its attempt log: attempts, successes, counts by status class, latency percentiles.
+   */
+  metrics(
+    workspaceId: string,
+    id: string,
+    window?: { since?: number; until?: number },
+  ): Promise<DeliveryMetrics & { since: number; until: number }>;
 }
 
 /** The subscriptions API of the engine. */
@@ -131,6 +150,13 @@ export interface SubscriptionsApi {
   ): Promise<number>;
   /** Deletes one subscription by id (404 when absent). */
   deleteById(workspaceId: string, id: string): Promise<void>;
+  /**
+   * Sends the subscription's stored events (of its channel, matching its filter and
+   * `options.filter`, stored in `[since, until)`) to its webhook again, as new deliveries with the
+   * events' ids, oldest first: at most `limit` per call; resume with `after: result.cursor` until
+   * `done`.
+   */
+  replay(workspaceId: string, id: string, options?: ReplayOptions): Promise<ReplayResult>;
 }
 
 /** Checks a webhook URL: http or https, with a host. */
@@ -223,6 +249,7 @@ export function createWebhooksApi(
   onRetry: () => void,
   warnUrl: (url: string) => Promise<string | undefined> = async () => undefined,
 ): { webhooks: WebhooksApi; subscriptions: SubscriptionsApi } {
+  const replayApi = createReplayApi(store, clock, onRetry);
   const withWarnings = async (w: Webhook, checked: boolean): Promise<WebhookResult> => {
     const warning = checked ? await warnUrl(w.url) : undefined;
     return warning
@@ -330,6 +357,7 @@ export function createWebhooksApi(
       await webhookOrThrow(workspaceId, id);
       return store.deliveries.purge(workspaceId, id);
     },
+    metrics: (workspaceId, id, window = {}) => replayApi.metrics(workspaceId, id, window),
   };
 
   const subscriptions: SubscriptionsApi = {
@@ -372,6 +400,7 @@ export function createWebhooksApi(
         eventName: found.eventName,
       });
     },
+    replay: (workspaceId, id, options) => replayApi.replay(workspaceId, id, options),
   };
 
   return { webhooks, subscriptions };

@@ -126,3 +126,39 @@ export const DeliveryData = Type.Object({
 
 /** `{ deleted: true }`. */
 export const Deleted = Type.Object({ deleted: Type.Literal(true) });
+
+const Percentile = Type.Union([Type.Number(), Type.Null()]);
+
+/** A webhook's delivery metrics over a window. */
+export const MetricsData = Type.Object({
+  webhook_id: Type.String({ pattern: "^wh_" }),
+  since: Type.Integer({ description: "Start of the window, epoch seconds" }),
+  until: Type.Integer({ description: "End of the window (excluded), epoch seconds" }),
+  attempts: Type.Integer(),
+  succeeded: Type.Integer({ description: "Attempts answered with a 2xx" }),
+  failed: Type.Integer(),
+  success_rate: Type.Union([Type.Number(), Type.Null()], {
+    description: "succeeded / attempts; null without attempts",
+  }),
+  status_classes: Type.Object({
+    "1xx": Type.Integer(),
+    "2xx": Type.Integer(),
+    "3xx": Type.Integer(),
+    "4xx": Type.Integer(),
+    "5xx": Type.Integer(),
+    error: Type.Integer({ description: "No answer: a timeout, a connection error, the SSRF guard" }),
+  }),
+  latency_ms: Type.Object(
+    { p50: Percentile, p95: Percentile, p99: Percentile },
+    { description: "Attempt durations, nearest-rank percentiles; null without attempts" },
+  ),
+});
+
+/** The outcome of one replay call. */
+export const ReplayData = Type.Object({
+  subscription_id: Type.String({ pattern: "^sub_" }),
+  webhook_id: Type.String(),
+  replayed: Type.Integer({ description: "Deliveries made by this call, one per event" }),
+  cursor: Type.Union([Type.String(), Type.Null()], { description: "Pass as after to resume" }),
+  done: Type.Boolean({ description: "True when the window is exhausted" }),
+});

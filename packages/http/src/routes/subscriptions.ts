@@ -1,11 +1,12 @@
 /** `/v1/subscriptions`: which webhook (listener) gets which source's (emitter's) events. */
 import { HooklineError } from "@hookline/core";
+import { REPLAY_BATCH } from "@hookline/engine";
 import Type from "typebox";
 import { defineRoute } from "../_define.js";
 import { subscriptionJson } from "../_json.js";
 import { paginate } from "./_paginate.js";
-import { Deleted, ListParams, SubscriptionData } from "./_schemas.js";
-import { FilterParam } from "./_window.js";
+import { Deleted, ListParams, ReplayData, SubscriptionData } from "./_schemas.js";
+import { FilterParam, WindowParams, windowOf } from "./_window.js";
 
 const Match = {
   emitter_id: Type.String({ description: "The source (dc_...)" }),
@@ -79,6 +80,45 @@ export const subscriptionRoutes = [
     async handler({ hookline, workspaceId, path }) {
       await hookline.subscriptions.deleteById(workspaceId, path.id as string);
       return { data: { deleted: true } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/subscriptions/{id}/replay",
+    tag: "Subscriptions",
+    summary:
+      "Send the stored events of a window to the subscription's webhook again (same webhook-id), oldest first, in resumable batches",
+    params: Type.Object({
+      ...WindowParams,
+      filter: FilterParam,
+      after: Type.Optional(
+        Type.String({ pattern: "^\\d{1,16}$", description: "The cursor of the previous call" }),
+      ),
+      limit: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: REPLAY_BATCH.max,
+          description: "Events in this call (default 1000)",
+        }),
+      ),
+    }),
+    data: ReplayData,
+    async handler({ hookline, workspaceId, path, params }) {
+      const result = await hookline.subscriptions.replay(workspaceId, path.id as string, {
+        ...windowOf(params),
+        ...(params.filter === undefined ? {} : { filter: params.filter }),
+        ...(params.after === undefined ? {} : { after: params.after }),
+        ...(params.limit === undefined ? {} : { limit: params.limit }),
+      });
+      return {
+        data: {
+          subscription_id: result.subscriptionId,
+          webhook_id: result.webhookId,
+          replayed: result.replayed,
+          cursor: result.cursor,
+          done: result.done,
+        },
+      };
     },
   }),
 ];

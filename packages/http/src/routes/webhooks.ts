@@ -1,12 +1,12 @@
 /** `/v1/webhooks`: create, list, read, change and delete webhooks; secrets, deliveries, retries. */
-import { HooklineError, type Problem } from "@hookline/core";
+import type { Problem } from "@hookline/core";
 import type { WebhookResult } from "@hookline/engine";
 import Type from "typebox";
 import { defineRoute } from "../_define.js";
 import { deliveryJson, webhookJson } from "../_json.js";
 import { paginate } from "./_paginate.js";
-import { Deleted, DeliveryData, DeliveryStatus, ListParams, WebhookData } from "./_schemas.js";
-import { toMs } from "./_window.js";
+import { Deleted, DeliveryData, DeliveryStatus, ListParams, MetricsData, WebhookData } from "./_schemas.js";
+import { toMs, WindowParams, windowOf } from "./_window.js";
 
 const WebhookFields = {
   name: Type.Optional(Type.String({ maxLength: 200 })),
@@ -167,6 +167,30 @@ export const webhookRoutes = [
         ...(until !== undefined ? { until } : {}),
       });
       return { data: { recovered } };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/webhooks/{id}/metrics",
+    tag: "Webhooks",
+    summary: "Delivery health over a window (the last 24 hours by default), from the attempt log",
+    params: Type.Object(WindowParams),
+    data: MetricsData,
+    async handler({ hookline, workspaceId, path, params }) {
+      const m = await hookline.webhooks.metrics(workspaceId, path.id as string, windowOf(params));
+      return {
+        data: {
+          webhook_id: path.id as string,
+          since: Math.floor(m.since / 1000),
+          until: Math.floor(m.until / 1000),
+          attempts: m.attempts,
+          succeeded: m.succeeded,
+          failed: m.failed,
+          success_rate: m.attempts === 0 ? null : m.succeeded / m.attempts,
+          status_classes: m.statusClasses,
+          latency_ms: m.latencyMs,
+        },
+      };
     },
   }),
 ];
