@@ -315,12 +315,14 @@ CREATE TABLE env_vars (
     name: "event search, subscription filters, delivery metrics",
     // body stays the lossless JSON text; body_json is its jsonb twin for filters (NULL when the text
     // holds an escape jsonb refuses, NUL or a lone surrogate: such rows are checked in the
-    // application). The GIN index answers equality (containment) filters; the others read body_json.
+    // application, found through events_body_unindexed). The GIN index answers equality
+    // (containment) filters; the others read body_json.
     // attempts_at serves the metrics of a webhook over a window.
     sql: `
 ALTER TABLE events ADD COLUMN body_json jsonb
   GENERATED ALWAYS AS (CASE WHEN body ~ '\\\\u(0000|[dD][89abcdefABCDEF])' THEN NULL ELSE body::jsonb END) STORED;
 CREATE INDEX events_body_json ON events USING gin (body_json jsonb_path_ops);
+CREATE INDEX events_body_unindexed ON events (emitter_id, seq) WHERE body_json IS NULL AND body IS NOT NULL;
 ALTER TABLE subscriptions ADD COLUMN filter text;
 CREATE INDEX attempts_workspace_at ON attempts (workspace_id, at);
 `,

@@ -173,9 +173,10 @@ class Translator {
 }
 
 /**
- * The SQL condition on `events t` implied by `filter`, its parameters appended to `params`. Rows
- * whose body has no jsonb twin (NUL or a lone surrogate in it) always pass, for the re-check;
- * `exact` says that, for every other row, the condition is the filter itself.
+ * The SQL condition on `events t` implied by `filter` for the rows that have a jsonb twin of their
+ * body, its parameters appended to `params`; `exact` says that, for those rows, the condition is the
+ * filter itself. Rows whose body has no twin (NUL or a lone surrogate in it: see
+ * {@link UNINDEXED_BODY}) must be read separately and re-checked.
  *
  * @param filter - The parsed filter.
  * @param params - The query's parameters so far; the condition's are pushed onto it.
@@ -186,10 +187,8 @@ class Translator {
  * ```
  */
 export function filterSql(filter: FilterNode, params: unknown[]): SqlCondition {
-  const condition = new Translator(params).node(filter);
-  if (condition.sql === "TRUE") return condition;
-  return {
-    sql: `(${condition.sql} OR (t.body_json IS NULL AND t.body IS NOT NULL))`,
-    exact: condition.exact,
-  };
+  return new Translator(params).node(filter);
 }
+
+/** The rows whose body has no jsonb twin (the partial index `events_body_unindexed` holds them). */
+export const UNINDEXED_BODY = "t.body_json IS NULL AND t.body IS NOT NULL";

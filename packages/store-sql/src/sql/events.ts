@@ -2,7 +2,7 @@
 import type { EventStore, RetentionLimits, StoredEvent } from "@hookline/store";
 import { clampLimit, eventMatches, pageOf, parseSeqCursor } from "@hookline/store/adapter";
 import { cancelDeliveriesSql, countOf, type SqlContext } from "./context.js";
-import { filterSql } from "./event-filter-sql.js";
+import { filterSql, UNINDEXED_BODY } from "./event-filter-sql.js";
 import { cols, EVENT, toEvent } from "./rows.js";
 
 /**
@@ -66,27 +66,36 @@ export function sqlEvents(c: SqlContext): EventStore {
         );
         return pageOf(rows.map(toEvent), limit, (row) => String(row.seq));
       }
-      // The SQL condition is implied by the filter; each row read is re-checked with it, and reading
-      // goes on (from the last seq read) until the page is full or nothing is left.
-      const condition = filterSql(options.filter, params);
-      where += ` AND ${condition.sql}`;
+      // The SQL condition is implied by the filter for rows with a jsonb body; rows without one are
+      // read by a second query (a partial index, usually empty). Each row read is re-checked with the
+      // filter, and reading goes on (from the last seq read) until the page is full or nothing is left.
+      const conditionParams = [...params];
+      const condition = filterSql(options.filter, conditionParams);
       const kept: StoredEvent[] = [];
       let from: number | undefined;
-      for (;;) {
-        const round = [...params];
+      const read = async (extra: string, base: unknown[]) => {
+        const round = [...base];
         let bound = "";
         if (from !== undefined) {
           round.push(from);
           bound = ` AND t.seq ${asc ? ">" : "<"} $${round.length}`;
         }
         round.push(limit + 1);
-        const rows = (
-          await c.run(
-            `SELECT ${cols(EVENT)} FROM events t WHERE ${where}${bound}
-             ORDER BY t.seq ${asc ? "ASC" : "DESC"} LIMIT $${round.length}`,
-            round,
-          )
-        ).map(toEvent);
+        const rows = await c.run(
+          `SELECT ${cols(EVENT)} FROM events t WHERE ${where} AND ${extra}${bound}
+           ORDER BY t.seq ${asc ? "ASC" : "DESC"} LIMIT $${round.length}`,
+          round,
+        );
+        return rows.map(toEvent);
+      };
+      for (;;) {
+        const [matched, unindexed] = await Promise.all([
+          read(`(${condition.sql}) AND NOT (${UNINDEXED_BODY})`, conditionParams),
+          read(UNINDEXED_BODY, params),
+        ]);
+        const rows = [...matched, ...unindexed]
+          .sort((a, b) => (asc ? a.seq - b.seq : b.seq - a.seq))
+          .slice(0, limit + 1);
         for (const row of rows) if (kept.length <= limit && eventMatches(row, options)) kept.push(row);
         const last = rows[rows.length - 1];
         if (kept.length > limit || rows.length <= limit || !last) break;
