@@ -32,6 +32,13 @@ function unstorable(value: unknown): boolean {
   return false;
 }
 
+/** `value` nested under `path`: `{a: {b: value}}` for `["a", "b"]` (a containment document). */
+function nest(path: readonly string[], value: unknown): unknown {
+  let doc = value;
+  for (const segment of [...path].reverse()) doc = { [segment]: doc };
+  return doc;
+}
+
 /** Numeric metadata that live in their own columns. */
 const NUMBER_COLUMNS: Record<string, string> = {
   "metadata.ts": "t.ts",
@@ -129,16 +136,18 @@ class Translator {
         const equal = `coalesce(${at} = ${json(c.value)}, FALSE)`;
         if (path.length === 0 || path.some((s) => /^\d+$/.test(s))) return { sql: equal, exact: true };
         // Containment first: the GIN index (jsonb_path_ops) answers it; the equality makes it exact.
-        let doc: unknown = c.value;
-        for (const segment of [...path].reverse()) doc = { [segment]: doc };
-        return { sql: `(t.body_json @> ${json(doc)} AND ${equal})`, exact: true };
+        return { sql: `(t.body_json @> ${json(nest(path, c.value))} AND ${equal})`, exact: true };
       }
       case "$ne":
         return { sql: `(NOT coalesce(${at} = ${json(c.value)}, FALSE))`, exact: true };
       case "$in":
       case "$nin": {
         const list = `coalesce(${at} IN (${(c.value as unknown[]).map(json).join(", ")}), FALSE)`;
-        return { sql: c.op === "$in" ? list : `(NOT ${list})`, exact: true };
+        if (c.op === "$nin") return { sql: `(NOT ${list})`, exact: true };
+        if (path.length === 0 || path.some((s) => /^\d+$/.test(s))) return { sql: list, exact: true };
+        // One containment per value (a BitmapOr of the GIN index), made exact by the list.
+        const any = (c.value as unknown[]).map((v) => `t.body_json @> ${json(nest(path, v))}`).join(" OR ");
+        return { sql: `((${any}) AND ${list})`, exact: true };
       }
       case "$exists":
         return { sql: `(${at} IS ${c.value ? "NOT " : ""}NULL)`, exact: true };
