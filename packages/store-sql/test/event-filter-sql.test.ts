@@ -65,7 +65,7 @@ describe("filterSql on PGlite", () => {
       componentId: emitter,
       events: BODIES.map((body, i) => ({ channel: i % 3 ? "default" : "orders", ts: i, body })),
     });
-  }, 30_000);
+  }, 90_000);
   afterAll(() => db.close());
 
   it("is implied by every filter, and exact where it says so", async () => {
