@@ -232,7 +232,14 @@ export function valueAt(doc: unknown, path: readonly string[]): unknown {
   return current;
 }
 
-/** Deep equality of JSON values (object keys in any order). */
+/**
+ * Deep equality of JSON values (object keys in any order), as the filter's `$eq` compares.
+ *
+ * @example
+ * ```ts
+ * jsonEqual({ a: 1, b: [2] }, { b: [2], a: 1 }); // true
+ * ```
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {
@@ -247,7 +254,14 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** Compares strings by Unicode code point (the order of their UTF-8 bytes, as SQL's `COLLATE "C"`). */
+/**
+ * Compares strings by Unicode code point (the order of their UTF-8 bytes, as SQL's `COLLATE "C"`).
+ *
+ * @example
+ * ```ts
+ * compareCodePoints("\uE000", "\u{1F600}") < 0; // true (UTF-16 order says the opposite)
+ * ```
+ */
 export function compareCodePoints(a: string, b: string): number {
   const x = [...a];
   const y = [...b];
