@@ -30,6 +30,8 @@ describe("docs/getting-started.md", () => {
       "background",
       "commands",
       "commands",
+      "file greet.yaml",
+      "commands",
     ]);
     // The setup is what a fresh clone needs (bin.test.ts covers `npx pd` after `npm install`).
     expect(lines(page[0]?.text ?? "")).toEqual([
@@ -56,6 +58,7 @@ describe("docs/getting-started.md", () => {
         .replace(".listen(3000,", `.listen(${receiverPort},`);
     let receiver: ReturnType<typeof startLine> | undefined;
     let endpoint = "";
+    let workflowLogs = "";
     try {
       for (const block of page.slice(2)) {
         if (block.role.startsWith("file ")) {
@@ -73,6 +76,7 @@ describe("docs/getting-started.md", () => {
           const result = await runLine(local(line, endpoint), dir, cli);
           expect(result.code, `${line}\n${result.stderr}`).toBe(0);
           endpoint ||= /endpoint: (\S+)/.exec(result.stdout)?.[1] ?? "";
+          if (line.startsWith("npx pd workflows logs")) workflowLogs = result.stdout;
           // A loopback webhook with --dev: no SSRF warning.
           expect(result.stderr).not.toContain("warning:");
         }
@@ -85,6 +89,9 @@ describe("docs/getting-started.md", () => {
       );
       expect(JSON.parse(verified?.[2] ?? "")).toEqual({ hello: "world" });
       expect(output.stdout).not.toContain("rejected");
+      // Section 7: the workflow ran both steps; its logs show the second step's return value.
+      expect(workflowLogs).toContain("HELLO, WORLD!");
+      expect(workflowLogs).toContain("Greeted world");
     } finally {
       receiver?.stopGroup();
       expect(await stop(server)).toBe(0);
