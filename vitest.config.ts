@@ -10,6 +10,9 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ["@hookline/source"] } },
   test: {
+    // Two files at a time even on a 2-core machine: most long files wait on child processes
+    // (pd serve, browsers, receivers), so the default of one worker there leaves a core idle.
+    maxWorkers: 2,
     projects: [
       ...packages.map((name) => ({
         extends: true as const,
