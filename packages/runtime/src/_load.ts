@@ -4,8 +4,9 @@
  */
 import { type ComponentDescription, describeComponent, HooklineError } from "@hookline/core";
 import { BundleError } from "./bundler/esbuild-bundler.js";
+import type { Bundler } from "./bundler/types.js";
 import { Sandbox } from "./sandbox/sandbox.js";
-import type { Limits } from "./types.js";
+import type { Limits, LoadedComponent, LoadInput } from "./types.js";
 
 /** @internal */
 export function toHooklineError(error: unknown): HooklineError {
@@ -46,4 +47,38 @@ export async function describeBundle(bundle: string, limits: Limits): Promise<un
   }
   created.sandbox.dispose();
   return created.definition;
+}
+
+/**
+ * `Runtime.load` of both modes: checks the file name, bundles, and describes the bundle once per
+ * content hash (`describe` evaluates it: in this thread or in a pool thread).
+ * @internal
+ */
+export async function loadComponent(
+  bundler: () => Promise<Bundler>,
+  input: LoadInput,
+  descriptions: {
+    get(hash: string): ComponentDescription | undefined;
+    set(hash: string, d: ComponentDescription): unknown;
+  },
+  describe: (bundle: string) => Promise<unknown>,
+): Promise<LoadedComponent> {
+  if (!/\.(m|c)?(j|t)s$/.test(input.filename)) {
+    throw new HooklineError(
+      "bad_request",
+      `A component file is .js, .mjs, .cjs or .ts, got "${input.filename}"`,
+    );
+  }
+  let output: Awaited<ReturnType<Bundler["bundle"]>>;
+  try {
+    output = await (await bundler()).bundle(input);
+  } catch (error) {
+    throw toHooklineError(error);
+  }
+  let description = descriptions.get(output.hash);
+  if (!description) {
+    description = describeLoaded(await describe(output.code));
+    descriptions.set(output.hash, description);
+  }
+  return { bundle: output.code, hash: output.hash, description, packages: output.packages };
 }

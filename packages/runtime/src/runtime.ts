@@ -10,7 +10,7 @@ import {
   type PropDescription,
 } from "@hookline/core";
 import { LRUCache } from "lru-cache";
-import { describeBundle, describeLoaded, toHooklineError } from "./_load.js";
+import { describeBundle, describeLoaded, loadComponent, toHooklineError } from "./_load.js";
 import { createBundler } from "./bundler/esbuild-bundler.js";
 import { packageResolvers } from "./bundler/packages.js";
 import type { Bundler } from "./bundler/types.js";
@@ -64,25 +64,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   };
 
   return {
-    async load(input: LoadInput): Promise<LoadedComponent> {
-      if (!/\.(m|c)?(j|t)s$/.test(input.filename)) {
-        throw new HooklineError(
-          "bad_request",
-          `A component file is .js, .mjs, .cjs or .ts, got "${input.filename}"`,
-        );
-      }
-      let output: Awaited<ReturnType<Bundler["bundle"]>>;
-      try {
-        output = await (await bundler()).bundle(input);
-      } catch (error) {
-        throw toHooklineError(error);
-      }
-      let description = descriptions.get(output.hash);
-      if (!description) {
-        description = describeLoaded(await describeBundle(output.code, defaults));
-        descriptions.set(output.hash, description);
-      }
-      return { bundle: output.code, hash: output.hash, description, packages: output.packages };
+    load(input: LoadInput): Promise<LoadedComponent> {
+      return loadComponent(bundler, input, descriptions, (bundle) => describeBundle(bundle, defaults));
     },
 
     async mount(mountOptions: MountOptions): Promise<MountedComponent> {

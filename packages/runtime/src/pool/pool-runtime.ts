@@ -4,9 +4,9 @@
  * (threads.ts), each mount pinned to one of them (remote-mount.ts).
  */
 import { availableParallelism } from "node:os";
-import { type ComponentDescription, HooklineError } from "@hookline/core";
+import type { ComponentDescription } from "@hookline/core";
 import { LRUCache } from "lru-cache";
-import { describeLoaded, toHooklineError } from "../_load.js";
+import { loadComponent, toHooklineError } from "../_load.js";
 import { createBundler } from "../bundler/esbuild-bundler.js";
 import { packageResolvers } from "../bundler/packages.js";
 import type { Bundler } from "../bundler/types.js";
@@ -92,25 +92,8 @@ export function createPoolRuntime(options: RuntimeOptions): PoolRuntime {
       return { size: pool.size, killed: pool.killed };
     },
 
-    async load(input: LoadInput): Promise<LoadedComponent> {
-      if (!/\.(m|c)?(j|t)s$/.test(input.filename)) {
-        throw new HooklineError(
-          "bad_request",
-          `A component file is .js, .mjs, .cjs or .ts, got "${input.filename}"`,
-        );
-      }
-      let output: Awaited<ReturnType<Bundler["bundle"]>>;
-      try {
-        output = await (await bundler()).bundle(input);
-      } catch (error) {
-        throw toHooklineError(error);
-      }
-      let description = descriptions.get(output.hash);
-      if (!description) {
-        description = describeLoaded(await describe(output.code));
-        descriptions.set(output.hash, description);
-      }
-      return { bundle: output.code, hash: output.hash, description, packages: output.packages };
+    load(input: LoadInput): Promise<LoadedComponent> {
+      return loadComponent(bundler, input, descriptions, describe);
     },
 
     async mount(mountOptions: MountOptions): Promise<MountedComponent> {
