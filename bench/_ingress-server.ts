@@ -43,15 +43,55 @@ if (mode === "bare") {
       import("@hookline/store"),
     ]);
   type Store = ReturnType<typeof createMemoryStore>;
+  type SqlClient = Parameters<typeof sql.createSqlStore>[0];
+  // Breakdown: SQL statements (BEGIN and COMMIT not counted) and transactions the store sends.
+  const sqlCounts = { statements: 0, transactions: 0 };
+  // ... and each statement's count and wall time, by its first words.
+  const statementTimes = new Map<string, { n: number; ms: number }>();
+  const counted = (client: SqlClient): SqlClient => {
+    if (!breakdown) return client;
+    const wrapped: SqlClient = {
+      ...client,
+      query: (text, params) => {
+        sqlCounts.statements++;
+        const started = performance.now();
+        const key = text.replace(/\s+/g, " ").trim().slice(0, 70);
+        return client.query(text, params).finally(() => {
+          const entry = statementTimes.get(key) ?? { n: 0, ms: 0 };
+          entry.n++;
+          entry.ms += performance.now() - started;
+          statementTimes.set(key, entry);
+        });
+      },
+    };
+    const transaction = client.transaction?.bind(client);
+    if (transaction)
+      wrapped.transaction = (fn) => {
+        sqlCounts.transactions++;
+        return transaction((tx) => fn(counted(tx)));
+      };
+    return wrapped;
+  };
   let store: Store;
   let cleanup: () => Promise<void> = async () => undefined;
   if (storeKind === "memory") store = createMemoryStore();
   else if (storeKind === "pglite") {
     const dir = mkdtempSync(join(tmpdir(), "hl-ingress-"));
-    const db = await sql.openPglite(join(dir, "pglite"));
-    store = await sql.createSqlStore(sql.pgliteClient(db));
+    // PGlite on its own thread, as `pd serve` opens it; BENCH_PGLITE=in-process for the old way.
+    let client: SqlClient;
+    let closeDb: () => Promise<void>;
+    if (process.env.BENCH_PGLITE === "in-process") {
+      const db = await sql.openPglite(join(dir, "pglite"));
+      client = sql.pgliteClient(db);
+      closeDb = () => db.close();
+    } else {
+      const db = await sql.openPgliteThread(join(dir, "pglite"));
+      client = db;
+      closeDb = () => db.close();
+    }
+    store = await sql.createSqlStore(counted(client));
     cleanup = async () => {
-      await db.close();
+      await closeDb();
       rmSync(dir, { recursive: true, force: true });
     };
   } else {
@@ -62,7 +102,7 @@ if (mode === "bare") {
     await admin.query(`CREATE SCHEMA ${schema}`);
     // The pool `pd serve` makes (`new pg.Pool({ connectionString })`), on a schema of its own.
     const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}` });
-    store = await sql.createSqlStore(sql.pgPoolClient(pool));
+    store = await sql.createSqlStore(counted(sql.pgPoolClient(pool)));
     cleanup = async () => {
       await pool.end();
       await admin.query(`DROP SCHEMA ${schema} CASCADE`);
@@ -111,6 +151,8 @@ if (mode === "bare") {
   const attempts = { n: 0, ms: 0 };
   const hookline = createHookline({
     store,
+    // BENCH_SANDBOXES=pool: sandboxes on worker threads, as `pd serve` runs them by default.
+    ...(process.env.BENCH_SANDBOXES === "pool" ? { sandboxes: { mode: "pool" as const } } : {}),
     secretsKey: "bench",
     baseUrl: `http://127.0.0.1:${port}`,
     allowPrivateUrls: true,
@@ -145,6 +187,8 @@ if (mode === "bare") {
   server.on("request", toNodeListener(createHandler(hookline, { ingressRateLimit: false })));
   calls.clear();
   storeMs = 0;
+  sqlCounts.statements = 0;
+  sqlCounts.transactions = 0;
   const cpuAtStart = process.cpuUsage();
   send({ port, path: `/http/${source.endpointId}` });
   process.on("message", async (msg: { stop?: boolean; report?: boolean }) => {
@@ -158,6 +202,8 @@ if (mode === "bare") {
           calls: Object.fromEntries(calls),
           attempts,
           cpuMs: (cpu.user + cpu.system) / 1000,
+          ...sqlCounts,
+          sql: Object.fromEntries(statementTimes),
           rssMb: process.memoryUsage().rss / 2 ** 20,
         },
       });

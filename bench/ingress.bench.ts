@@ -5,12 +5,14 @@
  * 10 concurrent keep-alive clients for BENCH_SECONDS (10). The baseline, measured in the same run with
  * the same load loop: a bare `node:http` JSON handler in its own process. Every store is run in turn:
  * memory, PGlite (a new data folder) and Postgres when HOOKLINE_TEST_PG_URL is set (a schema of its
- * own). After the load, the benchmark waits (up to 30 s) for every accepted request's event to reach
- * the receiver. One line per store:
- * `ingress: store=<s> hookline_rps=<n> bare_rps=<n> ratio=<x> p99_ms=<n> delivered=<n>/<n>`.
+ * own). After each load, the benchmark waits (up to 30 s) for every accepted request's event to reach
+ * the receiver. One line per store (the pair with the median ratio, the median p99):
+ * `ingress: store=<s> hookline_rps=<n> bare_rps=<n> ratio=<x> p99_ms=<n> delivered=<n>/<n> runs=<n> ratios=<x,...>`.
  *
  * Env: BENCH_SECONDS (10), BENCH_CLIENTS (10), BENCH_STORES (memory,pglite[,postgres]),
- * BENCH_BREAKDOWN=1 (store calls per request, time in the sandbox, the store and delivery).
+ * BENCH_REPEAT (3: pairs of bare and Hookline runs per store; the line gives the median ratio and
+ * p99, and every pair's ratio), BENCH_BREAKDOWN=1 (store calls per request, time in the sandbox,
+ * the store and delivery, over all pairs).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
@@ -18,6 +20,7 @@ import { performance } from "node:perf_hooks";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 10);
 const BREAKDOWN = process.env.BENCH_BREAKDOWN === "1";
+const REPEAT = Math.max(1, Number(process.env.BENCH_REPEAT ?? 3));
 const stores = (
   process.env.BENCH_STORES ??
   ["memory", "pglite", ...(process.env.HOOKLINE_TEST_PG_URL ? ["postgres"] : [])].join(",")
@@ -86,6 +89,10 @@ interface Report {
   storeMs: number;
   cpuMs: number;
   rssMb: number;
+  statements?: number;
+  transactions?: number;
+  /** Per statement (its first words): count and wall time. */
+  sql?: Record<string, { n: number; ms: number }>;
   attempts: { n: number; ms: number };
   calls: Record<string, { n: number; ms: number }>;
 }
@@ -139,49 +146,76 @@ async function drive(port: number, path: string, seconds: number): Promise<Load>
 const round = (x: number, digits = 0) => Number(x.toFixed(digits));
 const lines: string[] = [];
 
-for (const store of stores) {
-  // Baseline first, in the same run, with the same loop and a warmup.
-  const bare = await startServer("bare", store);
-  await drive(bare.port, bare.path, 1);
-  const base = await drive(bare.port, bare.path, SECONDS);
-  await bare.stop();
-
-  const server = await startServer("hookline", store);
-  receiver.send({ expect: Number.POSITIVE_INFINITY });
-  await drive(server.port, server.path, Math.min(2, SECONDS)); // warmup: JIT, sandbox, pool
-  const warm = await received();
+/** Waits until the receiver's count stops moving (at most 30 s); returns it. */
+async function settled(): Promise<number> {
   const deadline = performance.now() + 30_000;
-  // Let the warmup's deliveries finish before measuring.
-  let before = warm;
+  let before = await received();
   for (;;) {
     await new Promise((r) => setTimeout(r, 300));
     const now = await received();
-    if (now === before || performance.now() > deadline) break;
+    if (now === before || performance.now() > deadline) return now;
     before = now;
   }
+}
+
+/** The median of numbers (the lower middle one of an even count). */
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
+
+for (const store of stores) {
+  // Both servers wait side by side, idle when not driven; each pair of runs drives the bare baseline
+  // then Hookline with the same load loop, REPEAT times, so that a slow spell of the machine (the
+  // figures swing by a quarter from one minute to the next on shared cores) shows in both.
+  const bare = await startServer("bare", store);
+  const server = await startServer("hookline", store);
+  receiver.send({ expect: Number.POSITIVE_INFINITY });
+  await drive(bare.port, bare.path, 1);
+  await drive(server.port, server.path, Math.min(2, SECONDS)); // warmup: JIT, sandbox, pool
+  await settled(); // the warmup's deliveries
+  const pairs: { base: Load; load: Load; delivered: number; drainMs: number }[] = [];
   const r0 = await server.report();
-  const countBefore = await received();
-  const load = await drive(server.port, server.path, SECONDS);
-  const afterLoad = performance.now();
-  let delivered = 0;
-  while (performance.now() < afterLoad + 30_000) {
-    delivered = (await received()) - countBefore;
-    if (delivered >= load.ok) break;
-    await new Promise((r) => setTimeout(r, 100));
+  for (let round = 0; round < REPEAT; round++) {
+    const base = await drive(bare.port, bare.path, SECONDS);
+    const countBefore = await received();
+    const load = await drive(server.port, server.path, SECONDS);
+    const afterLoad = performance.now();
+    let delivered = 0;
+    while (performance.now() < afterLoad + 30_000) {
+      delivered = (await received()) - countBefore;
+      if (delivered >= load.ok) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    pairs.push({ base, load, delivered, drainMs: performance.now() - afterLoad });
   }
-  const drainMs = performance.now() - afterLoad;
   const r1 = await server.report();
   await server.stop();
+  await bare.stop();
 
-  const ratio = load.rps / base.rps;
-  console.log(
-    `${store}: bare ${round(base.rps)} req/s (p99 ${round(base.p99, 1)} ms); hookline ${round(load.rps)} req/s accepted, ${load.failed} refused, p50 ${round(load.p50, 1)} ms, p99 ${round(load.p99, 1)} ms; all delivered ${round(drainMs)} ms after the load`,
-  );
+  for (const { base, load, drainMs } of pairs) {
+    console.log(
+      `${store}: bare ${round(base.rps)} req/s (p99 ${round(base.p99, 1)} ms); hookline ${round(load.rps)} req/s accepted, ${load.failed} refused, p50 ${round(load.p50, 1)} ms, p99 ${round(load.p99, 1)} ms, ratio ${round(load.rps / base.rps, 2)}; all delivered ${round(drainMs)} ms after the load`,
+    );
+  }
   if (BREAKDOWN) {
     const runs = r1.runs - r0.runs || 1;
     console.log(
       `  per request: sandbox ${round((r1.sandboxMs - r0.sandboxMs) / runs, 3)} ms, store calls (wall, overlapping) ${round((r1.storeMs - r0.storeMs) / runs, 3)} ms, server CPU ${round((r1.cpuMs - r0.cpuMs) / runs, 3)} ms; delivery attempts ${r1.attempts.n - r0.attempts.n} (${round((r1.attempts.ms - r0.attempts.ms) / Math.max(1, r1.attempts.n - r0.attempts.n), 2)} ms each); server RSS ${round(r1.rssMb)} MB`,
     );
+    if (r1.statements !== undefined)
+      console.log(
+        `  SQL: ${round((r1.statements - (r0.statements ?? 0)) / runs, 2)} statements/request (BEGIN and COMMIT not counted), ${round(((r1.transactions ?? 0) - (r0.transactions ?? 0)) / runs, 2)} transactions/request`,
+      );
+    const sqlRows = Object.entries(r1.sql ?? {})
+      .map(([text, c]) => {
+        const prev = r0.sql?.[text] ?? { n: 0, ms: 0 };
+        return { text, n: c.n - prev.n, ms: c.ms - prev.ms };
+      })
+      .filter((c) => c.n > 0)
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 8);
+    for (const c of sqlRows) {
+      console.log(`  sql ${round(c.n / runs, 2)}/request, ${round(c.ms / c.n, 3)} ms each (wall): ${c.text}`);
+    }
     for (const [name, c] of Object.entries(r1.calls).sort((a, b) => b[1].ms - a[1].ms)) {
       const prev = r0.calls[name] ?? { n: 0, ms: 0 };
       const n = c.n - prev.n;
@@ -191,8 +225,14 @@ for (const store of stores) {
       );
     }
   }
+  // The median pair by ratio: its figures, and whether every pair delivered everything.
+  const ratios = pairs.map((p) => p.load.rps / p.base.rps);
+  const mid = pairs[ratios.indexOf(median(ratios))] ?? pairs[0];
+  if (!mid) continue;
+  const delivered = pairs.reduce((n, p) => n + p.delivered, 0);
+  const accepted = pairs.reduce((n, p) => n + p.load.ok, 0);
   lines.push(
-    `ingress: store=${store} hookline_rps=${round(load.rps)} bare_rps=${round(base.rps)} ratio=${round(ratio, 2)} p99_ms=${round(load.p99, 1)} delivered=${delivered}/${load.ok}`,
+    `ingress: store=${store} hookline_rps=${round(mid.load.rps)} bare_rps=${round(mid.base.rps)} ratio=${round(median(ratios), 2)} p99_ms=${round(median(pairs.map((p) => p.load.p99)), 1)} delivered=${delivered}/${accepted} runs=${pairs.length} ratios=${ratios.map((r) => round(r, 2)).join(",")}`,
   );
 }
 receiver.send({ stop: true });

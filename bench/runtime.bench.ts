@@ -3,15 +3,18 @@
  * mounting a loaded component, and deploying new code (load + mount + deploy + activate), with
  * the same emit workload in `node:vm` and as a plain function as baselines. The first three are
  * measured in both modes: sandboxes in the calling thread and in the worker-thread pool (what
- * `pd serve` uses), and so is the p99 of another component's warm run while one component of the
- * pool hangs in code the interrupt cannot stop.
+ * `pd serve` uses), and so are the three reads over a 1,000-key db; in the pool also the p99 of
+ * another component's warm run while one component hangs in code the interrupt cannot stop, and
+ * 100 thread replacements (`REPLACEMENTS=n` to change): time each, OS threads and RSS before and
+ * after.
  *
  * Run: `npm run bench:runtime`. The last line is machine-readable.
  */
-import { cpus } from "node:os";
+import { readFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import vm from "node:vm";
-import { createRuntime, type HostBridges, type Runtime } from "@hookline/runtime";
+import { createRuntime, type HostBridges, type PoolRuntime, type Runtime } from "@hookline/runtime";
 
 const BATCHES = 7;
 
@@ -43,12 +46,14 @@ function measureSync(iterations: number, warmup: number, fn: (i: number) => unkn
   return perCall[Math.floor(perCall.length / 2)] as number;
 }
 
-function memoryDb(): NonNullable<HostBridges["db"]> {
+/** A db with a, b and c, and `extra` more keys of about 100 bytes each. */
+function memoryDb(extra = 0): NonNullable<HostBridges["db"]> {
   const values = new Map<string, unknown>([
     ["a", 1],
     ["b", { two: 2 }],
     ["c", "three"],
   ]);
+  for (let i = 0; i < extra; i++) values.set(`key-${i}`, { id: i, note: "x".repeat(80) });
   return {
     async entries() {
       return Object.fromEntries(values);
@@ -122,6 +127,15 @@ async function perMode(mode: "thread" | "pool") {
   });
   check(await await3Mounted.run({ n: 0 }));
   const await3Ms = await measure(1000, 1000, async (n) => check(await await3Mounted.run({ n })));
+  const bigDb = await runtime.mount({
+    id: "dc_await3_big",
+    bundle: await3.bundle,
+    props: {},
+    bridges: { db: memoryDb(1000) },
+  });
+  check(await bigDb.run({ n: 0 }));
+  const await3BigMs = await measure(200, 200, async (n) => check(await bigDb.run({ n })));
+  bigDb.dispose();
 
   // 3. mount (+ dispose) of an already-loaded component (its bundle and description, as the engine
   //    keeps them) in a fresh runtime
@@ -161,16 +175,59 @@ async function perMode(mode: "thread" | "pool") {
     hangMounted.dispose();
   }
 
+  // 5. (pool) thread replacements: OS threads, RSS and time per replacement
+  const replacements = mode === "pool" ? await replacementsRun() : undefined;
+
   emitMounted.dispose();
   await3Mounted.dispose();
   await runtime.close();
-  return { warmEmitMs, await3Ms, mountMs, hangP99Ms };
+  return { warmEmitMs, await3Ms, await3BigMs, mountMs, hangP99Ms, replacements };
+}
+
+/** The process's OS threads (Linux; 0 elsewhere). */
+function osThreads(): number {
+  try {
+    return Number(/^Threads:\s+(\d+)/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * `REPLACEMENTS` (100) HTTP runs of a component the interrupt cannot stop, each ending with its
+ * thread replaced (deadline 100 ms, kill margin 50 ms), after 10 of warm-up.
+ */
+async function replacementsRun() {
+  const count = Number(process.env.REPLACEMENTS ?? 100);
+  const runtime = createRuntime({
+    mode: "pool",
+    pool: { size: 2, killAfterMs: 50 },
+    limits: { httpTimeoutMs: 100 },
+  }) as PoolRuntime;
+  const hang = await runtime.load({ code: HANG, filename: "hang.mjs" });
+  const mounted = await runtime.mount({ id: "dc_replace", bundle: hang.bundle, props: {} });
+  const once = async () => {
+    const result = await mounted.run({}, { trigger: "http" });
+    if (result.error?.code !== "timeout") throw new Error("the hanging component did not time out");
+  };
+  for (let i = 0; i < 10; i++) await once();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const before = { threads: osThreads(), rss: process.memoryUsage().rss };
+  const started = performance.now();
+  for (let i = 0; i < count; i++) await once();
+  const perMs = (performance.now() - started) / count;
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const after = { threads: osThreads(), rss: process.memoryUsage().rss, killed: runtime.threads.killed };
+  await runtime.close();
+  return { count, perMs, before, after };
 }
 
 async function main(): Promise<void> {
   const thread = await perMode("thread");
   const pool = await perMode("pool");
   const { warmEmitMs, await3Ms, mountMs } = thread;
+  const r = pool.replacements;
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
 
   // 4. deploy: load new code (bundle cache miss) + mount + deploy + activate
   const deployer = createRuntime();
@@ -234,8 +291,15 @@ async function main(): Promise<void> {
       `<= 2x in-thread (${fmt(pool.warmEmitMs / warmEmitMs)}x)`,
     ],
     ["pool: run() with 3 awaited db.get", `${fmt(us(pool.await3Ms))} us`, "<= 100 us"],
+    ["3 awaited db.get, 1,000-key db (~100 KB)", `${fmt(us(thread.await3BigMs))} us`, ""],
+    ["pool: the same, 1,000-key db", `${fmt(us(pool.await3BigMs))} us`, ""],
     ["pool: mount + dispose (loaded)", `${fmt(pool.mountMs)} ms`, ""],
     ["pool: p99 warm run while another hangs", `${fmt(pool.hangP99Ms ?? 0)} ms`, "<= 50 ms"],
+    [
+      `pool: ${r?.count} thread replacements`,
+      `${fmt(r?.perMs ?? 0)} ms`,
+      `each; OS threads ${r?.before.threads} -> ${r?.after.threads}, RSS ${mb(r?.before.rss ?? 0)} -> ${mb(r?.after.rss ?? 0)} MB`,
+    ],
     ["deploy (load+mount+deploy+activate)", `${fmt(deployMs)} ms`, "<= 50 ms"],
     ["node:vm emit (baseline)", `${fmt(us(vmMs))} us`, ""],
     ["plain function emit (baseline)", `${fmt(us(plainMs))} us`, ""],
@@ -243,13 +307,13 @@ async function main(): Promise<void> {
   ];
   const width = Math.max(...rows.map((r) => r[0].length));
   console.log(
-    `Sandbox runtime (${cpus().length} cores, Node ${process.version}), median of ${BATCHES} batches`,
+    `Sandbox runtime (${cpus().length} cores, Node ${process.version}, load average ${loadavg()[0]?.toFixed(1)}), median of ${BATCHES} batches`,
   );
   console.log(`${"measure".padEnd(width)}  ${"figure".padStart(12)}  target`);
   for (const [name, value, target] of rows)
     console.log(`${name.padEnd(width)}  ${value.padStart(12)}  ${target}`);
   console.log(
-    `runtime: warm_emit_us=${fmt(us(warmEmitMs))} await3_us=${fmt(us(await3Ms))} mount_ms=${fmt(mountMs)} deploy_ms=${fmt(deployMs)} vm_ratio=${fmt(vmRatio)} pool_warm_emit_us=${fmt(us(pool.warmEmitMs))} pool_await3_us=${fmt(us(pool.await3Ms))} pool_mount_ms=${fmt(pool.mountMs)} pool_hang_p99_ms=${fmt(pool.hangP99Ms ?? 0)}`,
+    `runtime: warm_emit_us=${fmt(us(warmEmitMs))} await3_us=${fmt(us(await3Ms))} mount_ms=${fmt(mountMs)} deploy_ms=${fmt(deployMs)} vm_ratio=${fmt(vmRatio)} pool_warm_emit_us=${fmt(us(pool.warmEmitMs))} pool_await3_us=${fmt(us(pool.await3Ms))} pool_mount_ms=${fmt(pool.mountMs)} pool_hang_p99_ms=${fmt(pool.hangP99Ms ?? 0)} await3_big_us=${fmt(us(thread.await3BigMs))} pool_await3_big_us=${fmt(us(pool.await3BigMs))} pool_replacement_ms=${fmt(r?.perMs ?? 0)} pool_replacement_threads=${r?.before.threads}->${r?.after.threads} pool_replacement_rss_mb=${mb(r?.before.rss ?? 0)}->${mb(r?.after.rss ?? 0)} load=${loadavg()[0]?.toFixed(1)}`,
   );
 }
 

@@ -7,7 +7,8 @@
  * One line per store:
  * `workflow(<store>): executions_per_s=<n> p99_ms=<n> baseline_per_s=<n> baseline_p99_ms=<n> ratio=<x>`.
  *
- * Env: BENCH_REQUESTS (3000 per measure), BENCH_CONCURRENCY (32), BENCH_STORES (memory,pglite).
+ * Env: BENCH_REQUESTS (3000 per measure), BENCH_CONCURRENCY (32), BENCH_STORES (memory,pglite),
+ * BENCH_PGLITE=in-process (PGlite in the server's thread instead of its own, as before).
  */
 import { fork } from "node:child_process";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -15,7 +16,13 @@ import type { AddressInfo } from "node:net";
 import { createHookline } from "@hookline/engine";
 import { createHandler } from "@hookline/http";
 import { toNodeListener } from "@hookline/http/node";
-import { createSqlStore, openPglite, pgliteClient } from "@hookline/store-sql";
+import {
+  createSqlStore,
+  openPglite,
+  openPgliteThread,
+  pgliteClient,
+  type SqlClient,
+} from "@hookline/store-sql";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -168,8 +175,16 @@ async function workflow(store: "memory" | "pglite"): Promise<LoadResult> {
   let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server = createServer((req, res) => listener?.(req, res));
   const base = await listen(server);
-  const db = store === "pglite" ? await openPglite() : undefined;
-  const sqlStore = db ? await createSqlStore(pgliteClient(db)) : undefined;
+  // PGlite on its own thread, as `pd serve` opens it; BENCH_PGLITE=in-process for the old way.
+  let db: { client: SqlClient; close: () => Promise<void> } | undefined;
+  if (store === "pglite" && process.env.BENCH_PGLITE === "in-process") {
+    const lite = await openPglite();
+    db = { client: pgliteClient(lite), close: () => lite.close() };
+  } else if (store === "pglite") {
+    const thread = await openPgliteThread();
+    db = { client: thread, close: () => thread.close() };
+  }
+  const sqlStore = db ? await createSqlStore(db.client) : undefined;
   const hookline = createHookline({
     secretsKey: "bench",
     baseUrl: base,

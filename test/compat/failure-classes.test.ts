@@ -136,7 +136,7 @@ describe("3. prop types SPEC does not list", () => {
   it("refuses unknown types that are not app-specific, and the new types where they do not belong", async () => {
     for (const [props, code, path] of [
       [`{ p: { type: "$.interface.ftp" } }`, "unknown_prop_type", "props.p.type"],
-      [`{ p: { type: "data_store" } }`, "action_only", "props.p.type"],
+      [`{ p: { type: "http_request" } }`, "action_only", "props.p.type"],
       [`{ p: { type: "$.interface.apphook" } }`, "required", "props.p.appProp"],
     ] as const) {
       const res = await api.call("POST", "/v1/sources", {

@@ -13,7 +13,8 @@
  *   and exits.
  *
  * It announces `{ ready: true }` once started. Environment: `HOOKLINE_TEST_PG_URL`,
- * `HOOKLINE_MN_SCHEMA`, `HOOKLINE_MN_WORKER` (JSON worker options, or `false`).
+ * `HOOKLINE_MN_SCHEMA`, `HOOKLINE_MN_WORKER` (JSON worker options, or `false`),
+ * `HOOKLINE_MN_LEASE_MS` (the workflow execution lease, default the engine's), `HOOKLINE_MN_NODE_ID`.
  */
 import { createHookline, type EngineWorkerOptions } from "@hookline/engine";
 import { createSqlStore, pgPoolClient } from "@hookline/store-sql";
@@ -52,6 +53,8 @@ const hookline = createHookline({
   allowPrivateUrls: true,
   retention: { events: 1_000_000 },
   timerPollMs: 200,
+  ...(process.env.HOOKLINE_MN_NODE_ID ? { nodeId: process.env.HOOKLINE_MN_NODE_ID } : {}),
+  ...(process.env.HOOKLINE_MN_LEASE_MS ? { executionLeaseMs: Number(process.env.HOOKLINE_MN_LEASE_MS) } : {}),
   worker:
     worker === false
       ? false

@@ -102,6 +102,13 @@ export const SETTINGS: Setting[] = [
     min: 1,
     apply: into(limits, "httpTimeoutMs"),
   },
+  {
+    flag: "http-memory",
+    env: "HOOKLINE_HTTP_MEMORY",
+    kind: "bytes",
+    min: MB,
+    apply: into(limits, "httpMemoryBytes"),
+  },
   { flag: "sandbox-mode", env: "HOOKLINE_SANDBOX_MODE", kind: "mode", apply: into(sandboxes, "mode") },
   {
     flag: "sandbox-threads",
@@ -146,6 +153,20 @@ export const SETTINGS: Setting[] = [
     apply: into(limits, "maxEventBytes"),
   },
   {
+    flag: "max-data-store-keys",
+    env: "HOOKLINE_MAX_DATA_STORE_KEYS",
+    kind: "count",
+    min: 1,
+    apply: into(limits, "maxDataStoreKeys"),
+  },
+  {
+    flag: "max-data-store-value",
+    env: "HOOKLINE_MAX_DATA_STORE_VALUE",
+    kind: "bytes",
+    min: 1024,
+    apply: into(limits, "maxDataStoreValueBytes"),
+  },
+  {
     flag: "keep-events",
     env: "HOOKLINE_KEEP_EVENTS",
     kind: "count",
@@ -166,6 +187,20 @@ export const SETTINGS: Setting[] = [
     kind: "bytes",
     min: 1024,
     apply: into(retention, "logBytes"),
+  },
+  {
+    flag: "keep-executions",
+    env: "HOOKLINE_KEEP_EXECUTIONS",
+    kind: "count",
+    min: 1,
+    apply: into(retention, "executions"),
+  },
+  {
+    flag: "max-execution-size",
+    env: "HOOKLINE_MAX_EXECUTION_SIZE",
+    kind: "bytes",
+    min: 1024,
+    apply: into(limits, "maxExecutionBytes"),
   },
   {
     flag: "retry-schedule",

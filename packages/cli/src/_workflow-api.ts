@@ -48,6 +48,8 @@ export interface ExecutionJson {
   started_at_ms?: number | null;
   finished_at?: number | null;
   finished_at_ms?: number | null;
+  /** When a queued (retry), delayed or suspended run is due. */
+  run_at_ms?: number | null;
 }
 
 /** Whether `ref` is a workflow id. @internal */
@@ -106,13 +108,23 @@ export function _printExecution(exe: ExecutionJson): void {
     `${style.bold(exe.id)} ${statusStyle(exe.status)}${took} ${style.dim(_iso(exe.started_at_ms ?? exe.started_at))}`,
   );
   if (exe.exit_reason) out(`  exit reason: ${exe.exit_reason}`);
+  if (typeof exe.run_at_ms === "number") {
+    const what =
+      exe.status === "suspended"
+        ? "waits for its resume URL until"
+        : exe.status === "delayed"
+          ? "resumes at"
+          : "next try at";
+    out(`  ${what} ${_iso(exe.run_at_ms)}`);
+  }
   for (const step of exe.steps) {
     const ms =
       step.duration_ms === null || step.duration_ms === undefined
         ? ""
         : ` ${Math.round(step.duration_ms)} ms`;
+    const tries = (step.attempts ?? 0) > 1 ? ` (try ${step.attempts})` : "";
     out(
-      `  ${style.bold(step.name)} ${statusStyle(step.status)}${ms}${step.summary ? ` — ${step.summary}` : ""}`,
+      `  ${style.bold(step.name)} ${statusStyle(step.status)}${tries}${ms}${step.summary ? ` — ${step.summary}` : ""}`,
     );
     for (const log of step.logs ?? []) {
       const time = log.ts !== undefined ? `${style.dim(_iso(log.ts))} ` : "";

@@ -16,6 +16,8 @@ export interface WorkflowStepBody {
   component_key?: string;
   component_code?: string;
   configured_props?: Record<string, unknown>;
+  /** The step's retry policy (checked by the server). */
+  retry?: Record<string, unknown>;
 }
 
 /** The body of `POST /v1/workflows` (and `PUT /v1/workflows/{id}`). */
@@ -24,10 +26,26 @@ export interface WorkflowBody {
   trigger: Record<string, unknown>;
   steps: WorkflowStepBody[];
   active?: boolean;
+  /** Run settings, checked by the server: `retry`, `concurrency`, `throttle`, `queue_size`. */
+  retry?: unknown;
+  concurrency?: unknown;
+  throttle?: unknown;
+  queue_size?: unknown;
 }
 
-const TOP = new Set(["name", "trigger", "steps", "active"]);
-const STEP = new Set(["name", "code", "component_code", "component_key", "component_id", "configured_props"]);
+/** The run settings a file may give, passed on as written. */
+const SETTINGS = ["retry", "concurrency", "throttle", "queue_size"] as const;
+
+const TOP = new Set(["name", "trigger", "steps", "active", "retry", "concurrency", "throttle", "queue_size"]);
+const STEP = new Set([
+  "name",
+  "code",
+  "component_code",
+  "component_key",
+  "component_id",
+  "configured_props",
+  "retry",
+]);
 const SOURCES = ["code", "component_code", "component_key", "component_id"] as const;
 
 /** A problem of the file, as `pd` prints the API's (`details.problems`). */
@@ -129,5 +147,6 @@ export async function loadWorkflowFile(file: string): Promise<WorkflowBody> {
     steps,
   };
   if (typeof doc.active === "boolean") body.active = doc.active;
+  for (const key of SETTINGS) if (doc[key] !== undefined) body[key] = doc[key];
   return body;
 }

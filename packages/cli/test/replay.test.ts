@@ -78,7 +78,19 @@ it("replays a window of stored events to a webhook subscribed later, with a filt
     );
     expect(replay.code, replay.stderr).toBe(0);
     expect(replay.stdout).toContain(`Replayed 3 events to ${webhook.id}`);
-    expect(replay.stderr).toContain("replayed 2 so far");
+    expect(replay.stderr).toMatch(/rpl_\w+ running: scanned \d+, replayed 2 so far/);
+    expect(replay.stderr).toMatch(/rpl_\w+ done: scanned \d+, replayed 3 so far/);
+    // The replay is recorded: listed with its progress, and resuming a finished one sends nothing.
+    const listed = await pd(["subscriptions", "replays", sub.id, "--json"], { cwd, env });
+    expect(listed.code, listed.stderr).toBe(0);
+    const jobs = JSON.parse(listed.stdout) as { id: string; status: string; enqueued: number }[];
+    expect(jobs.map((j) => [j.status, j.enqueued])).toEqual([["done", 3]]);
+    const resumed = await pd(["subscriptions", "replay", sub.id, "--resume", jobs[0]!.id, "--json"], {
+      cwd,
+      env,
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ id: jobs[0]!.id, status: "done", enqueued: 3 });
     await waitFor(() => (hook.requests.length >= 3 ? true : undefined), 30_000, "3 replayed deliveries");
     const secret = await webhookSecret(server.url, server.key ?? "", webhook.id);
     const got = hook.requests.map((r) => ({

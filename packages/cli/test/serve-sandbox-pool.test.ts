@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseEnv, receiver, type Served, serve, stop, tempDir } from "./_helpers.js";
+import { FINE, HOSTILE, hostile } from "./_hostile.js";
 
 /** Threads and resident memory of a process, from /proc (Linux). */
 function processStatus(pid: number): { threads: number; rssKb: number } {
@@ -15,29 +16,6 @@ function processStatus(pid: number): { threads: number; rssKb: number } {
 }
 
 const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.99) - 1] ?? 0;
-
-const HOSTILE = {
-  // Uninterruptible: QuickJS's Array.prototype.join over a sparse array never checks the interrupt.
-  hang: `new Array(2 ** 32 - 1).join("");`,
-  loop: "while (true) {}",
-  bomb: "const keep = []; while (true) keep.push({ n: keep.length, s: 'x' + keep.length });",
-  deep: "function down(n) { return down(n + 1) + 1; }\n    down(0);",
-};
-
-const hostile = (body: string) => `export default {
-  name: "Hostile", version: "0.1.0",
-  props: { http: { type: "$.interface.http", customResponse: true } },
-  async run(event) {
-    ${body}
-    this.http.respond({ status: 200, body: "unreachable" });
-  },
-};`;
-
-const OK = `export default {
-  name: "Fine", version: "0.1.0",
-  props: { http: "$.interface.http" },
-  async run(event) { this.$emit({ n: event.body.n }, { id: event.body.n }); },
-};`;
 
 describe.skipIf(process.platform !== "linux")(
   "pd serve: one hostile component does not freeze the server",
@@ -74,7 +52,7 @@ describe.skipIf(process.platform !== "linux")(
         { cwd: tempDir(), env: baseEnv() },
         120_000,
       );
-      const ok = await deploy("fine", OK);
+      const ok = await deploy("fine", FINE);
       okEndpoint = ok.url;
       for (const [name, body] of Object.entries(HOSTILE)) endpoints[name] = await deploy(name, hostile(body));
       const webhook = await api("/v1/webhooks", { method: "POST", body: JSON.stringify({ url: hook.url }) });

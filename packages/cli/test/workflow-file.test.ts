@@ -88,6 +88,32 @@ active: false
     expect(body).not.toHaveProperty("active");
   });
 
+  it("passes the run settings on as written (retry, concurrency, throttle, queue_size; a step's retry)", async () => {
+    const file = join(dir, "durable.yaml");
+    writeFileSync(
+      file,
+      `name: Durable
+trigger: { type: manual }
+retry: { count: 3, initial_ms: 1000 }
+concurrency: { max: 2 }
+throttle: { limit: 10, interval_ms: 60000 }
+queue_size: 100
+steps:
+  - name: charge
+    retry: { count: 0 }
+    component_key: stripe-charge
+`,
+    );
+    const body = await loadWorkflowFile(file);
+    expect(body).toMatchObject({
+      retry: { count: 3, initial_ms: 1000 },
+      concurrency: { max: 2 },
+      throttle: { limit: 10, interval_ms: 60000 },
+      queue_size: 100,
+      steps: [{ name: "charge", retry: { count: 0 }, component_key: "stripe-charge" }],
+    });
+  });
+
   it("names each wrong field", async () => {
     const file = join(dir, "bad.yaml");
     writeFileSync(

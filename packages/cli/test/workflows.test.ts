@@ -80,6 +80,7 @@ steps:
     JSON.stringify({
       name: "Failing",
       trigger: { type: "manual" },
+      retry: { count: 0 }, // fails on its first try (retries: packages/http/test/durable-runs.test.ts)
       steps: [
         {
           name: "boom",
@@ -89,6 +90,27 @@ steps:
       ],
     }),
   );
+  writeFileSync(
+    join(cwd, "replayable.json"),
+    JSON.stringify({
+      name: "Replayable",
+      trigger: { type: "manual" },
+      retry: { count: 0 },
+      steps: [
+        {
+          name: "load",
+          component_code:
+            "export default defineComponent({ async run({ steps }) { return { amount: steps.trigger.event.amount, r: Math.random() }; } });",
+        },
+        {
+          name: "charge",
+          component_code:
+            "export default defineComponent({ async run({ steps }) { if (steps.trigger.event.fail) throw new Error('declined'); return steps.load.$return_value.amount * 2; } });",
+        },
+      ],
+    }),
+  );
+  writeFileSync(join(cwd, "edited.json"), JSON.stringify({ amount: 7 }));
 }, 60_000);
 
 afterAll(async () => {
@@ -209,8 +231,81 @@ describe("pd workflows", () => {
     expect(failed.stderr).toContain("run_failed: step boom: Error: no stock");
     expect(failed.stdout).toContain("boom failed");
     expect(failed.stdout).toContain("never skipped");
+    // With a retry policy the run waits for its next try.
+    writeFileSync(
+      join(cwd, "retrying.json"),
+      JSON.stringify({
+        name: "Retrying",
+        trigger: { type: "manual" },
+        retry: { count: 2, initial_ms: 60_000, jitter: 0 },
+        steps: [
+          {
+            name: "flaky",
+            component_code: "export default defineComponent({ async run() { throw new Error('busy'); } });",
+          },
+        ],
+      }),
+    );
+    expect((await run(["workflows", "create", "retrying.json"])).code).toBe(0);
+    const retrying = await run(["workflows", "run", "Retrying"]);
+    expect(retrying.code).toBe(0);
+    expect(retrying.stdout).toContain("queued");
+    expect(retrying.stdout).toMatch(/next try at \d{4}-/);
+    expect(retrying.stdout).toContain("flaky pending");
     const unknown = await run(["workflows", "run", "No such workflow"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("not_found: No workflow No such workflow");
+  }, 60_000);
+
+  it("replays a failed run from a step with an edited event; a bad step is a 422 naming from_step", async () => {
+    expect((await run(["workflows", "create", "replayable.json"])).code).toBe(0);
+    const failed = await run([
+      "workflows",
+      "run",
+      "Replayable",
+      "--event",
+      '{"amount":3,"fail":true}',
+      "--json",
+    ]);
+    expect(failed.code).toBe(1);
+    const original = json<Exe>(failed.stdout);
+    const replayed = await run([
+      ...["workflows", "replay", "Replayable", original.id],
+      ...["--from-step", "charge", "--event", '{"amount":5}', "--json"],
+    ]);
+    expect(replayed.stderr).toBe("");
+    expect(replayed.code).toBe(0);
+    const exe = json<Exe & { replay_of: string; steps: Array<{ replayed_from: string | null }> }>(
+      replayed.stdout,
+    );
+    expect(exe).toMatchObject({ status: "succeeded", replay_of: original.id });
+    // load kept its record (amount 3), charge ran with the edited event's steps.
+    expect(exe.steps[0]).toMatchObject({
+      replayed_from: original.id,
+      return_value: original.steps[0]?.return_value,
+    });
+    expect(exe.steps[1]).toMatchObject({ status: "succeeded", return_value: 6 });
+
+    const fromFile = await run([
+      "workflows",
+      "replay",
+      "Replayable",
+      original.id,
+      "--event-file",
+      "edited.json",
+    ]);
+    expect(fromFile.code).toBe(0);
+    expect(fromFile.stdout).toContain(`replay of ${original.id}`);
+    expect(fromFile.stdout).toMatch(/exe_\S+ succeeded/);
+    expect(fromFile.stdout).toContain("return: 14");
+
+    const again = await run(["workflows", "replay", "Replayable", original.id]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("run_failed: step charge: Error: declined");
+
+    const bad = await run(["workflows", "replay", "Replayable", original.id, "--from-step", "nope"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("validation_failed");
+    expect(bad.stderr).toContain("from_step");
   }, 60_000);
 });

@@ -48,10 +48,20 @@ export const ERROR_CODES = {
   invalid_account: 422,
   invalid_url: 422,
   source_busy: 429,
+  execution_too_large: 413,
 
   // The component registry (@hookline/engine).
   component_version_exists: 409,
   registry_key_taken: 409,
+
+  // Data stores (@hookline/engine): `data_store` props and /v1/data_stores.
+  data_store_full: 409,
+  data_store_value_too_large: 413,
+  invalid_data_store: 422,
+
+  // Apphook subscriptions: a source listening to sources' emits.
+  invalid_listener: 422,
+  subscription_cycle: 422,
 
   // Workflow destinations: `$.send.email` and `$.send.s3` (@hookline/delivery).
   invalid_send: 422,

@@ -20,6 +20,8 @@ export const ID_PREFIXES = {
   attempt: "att",
   workflow: "p",
   execution: "exe",
+  dataStore: "ds",
+  replay: "rpl",
 } as const;
 
 /** One of {@link ID_PREFIXES}' values. */

@@ -44,8 +44,8 @@ export const PROP_TYPES = {
   alert: { array: false, sources: true, actions: true, value: "none" },
   /** Not in SPEC: an action's request builder; its value is `{ url, method, headers, params, body }`. */
   http_request: { array: false, sources: false, actions: true, value: "object" },
-  /** Not in SPEC: a named key-value store of the workspace; its value is the store's name. */
-  data_store: { array: false, sources: false, actions: true, value: "string" },
+  /** Not in SPEC: a named key-value store of the workspace; its value is the store's name (or `ds_` id). */
+  data_store: { array: false, sources: true, actions: true, value: "string" },
   /** Not in SPEC: a folder of the component's `/tmp` synced by the platform (`accessMode`, `sync`). */
   dir: { array: false, sources: true, actions: true, value: "none" },
   /** Not in SPEC: a SQL query (a string, or `{ query, params }`) for a database app (`auth.app`). */

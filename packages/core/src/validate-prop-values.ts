@@ -130,6 +130,16 @@ export function checkPropValue(
   return problems.length > 0 ? { problems } : { value, problems };
 }
 
+/**
+ * A `data_store` prop's value: the store's name or `ds_` id, also given as `{ name }` or `{ id }`
+ * (an object is taken by its `id`, else its `name`).
+ */
+function dataStoreRef(given: unknown): unknown {
+  if (!isPlainObject(given)) return given;
+  if (typeof given.id === "string") return given.id;
+  return typeof given.name === "string" ? given.name : given;
+}
+
 /** The result of {@link validatePropValues}. */
 export interface PropValuesResult {
   /** The coerced values with defaults applied (only meaningful when `problems` is empty). */
@@ -193,7 +203,7 @@ export function validatePropValues(
         problems.push(problem("required", name, `"${prop.label ?? name}" is required`));
       continue;
     }
-    const checked = checkPropValue(prop, given, name);
+    const checked = checkPropValue(prop, prop.type === "data_store" ? dataStoreRef(given) : given, name);
     if (checked.problems.length > 0) problems.push(...checked.problems);
     else out[name] = checked.value;
   }

@@ -7,6 +7,8 @@ import type { Problem } from "./errors.js";
 import { problem } from "./problems.js";
 import { parseTemplate } from "./templates.js";
 import { validateTimerConfig } from "./timers.js";
+import { type ConcurrencyLimit, type ThrottleLimit, validateLimits } from "./workflow-limits.js";
+import { type RetryPolicy, validateRetry } from "./workflow-retry.js";
 
 /** An HTTP trigger: an endpoint like a source's (`/http/{endpoint_id}`). */
 export interface HttpTrigger {
@@ -23,12 +25,18 @@ export interface TimerTrigger {
   timezone?: string;
 }
 
-/** A source trigger: every event a `dc_` source emits (on `event_name`, or the default channel). */
+/**
+ * A source trigger: every event a `dc_` source emits (on `event_name`, or the default channel), or
+ * the `$errors` events of another workflow (`source_id` a `p_` id, `event_name: "$errors"`).
+ */
 export interface SourceTrigger {
   type: "source";
   source_id: string;
   event_name?: string;
 }
+
+/** The channel a failed workflow run emits on, which another workflow may trigger on. */
+export const WORKFLOW_ERRORS_CHANNEL = "$errors";
 
 /** A manual trigger: runs only through `POST /v1/workflows/{id}/run`. */
 export interface ManualTrigger {
@@ -50,6 +58,8 @@ export interface WorkflowStep {
   component_code?: string;
   /** Prop values; strings may hold `{{ ... }}` expressions (see `parseTemplate`). */
   configured_props?: Record<string, unknown>;
+  /** This step's retry policy, over the workflow's (see `retryPolicy`). */
+  retry?: RetryPolicy;
 }
 
 /** A workflow definition as a user writes it. */
@@ -58,6 +68,14 @@ export interface WorkflowDefinition {
   trigger: WorkflowTrigger;
   steps: WorkflowStep[];
   active?: boolean;
+  /** The retry policy of every step (a step's own `retry` goes over it). */
+  retry?: RetryPolicy;
+  /** At most this many runs at once (runs are then queued). */
+  concurrency?: ConcurrencyLimit;
+  /** At most this many starts per interval (runs are then queued). */
+  throttle?: ThrottleLimit;
+  /** At most this many runs waiting in the queue: HTTP and manual runs beyond it are refused (429). */
+  queue_size?: number;
 }
 
 /** Step names: letters, digits and underscores, not starting with a digit. */
@@ -98,6 +116,25 @@ export function validateTrigger(trigger: unknown, path = "trigger"): Problem[] {
       const found = only(["type", "source_id", "event_name"]);
       if (typeof trigger.source_id !== "string" || trigger.source_id === "") {
         found.push(problem("invalid_trigger", at("source_id"), "source_id (a dc_ source id) is required"));
+      } else if (trigger.source_id.startsWith("p_")) {
+        // Another workflow: only its `$errors` channel (what it sends with $.send.emit could loop).
+        if (trigger.event_name !== WORKFLOW_ERRORS_CHANNEL) {
+          found.push(
+            problem(
+              "invalid_trigger",
+              at("event_name"),
+              `a workflow (p_) source triggers on its "$errors" channel only: set event_name to "$errors"`,
+            ),
+          );
+        }
+      } else if (!trigger.source_id.startsWith("dc_")) {
+        found.push(
+          problem(
+            "invalid_trigger",
+            at("source_id"),
+            `source_id must be a source (dc_...) or, with event_name "$errors", a workflow (p_...)`,
+          ),
+        );
       }
       if (trigger.event_name !== undefined && typeof trigger.event_name !== "string") {
         found.push(problem("invalid_trigger", at("event_name"), "event_name must be a string"));
@@ -161,10 +198,13 @@ export function validateStep(step: unknown, path: string): Problem[] {
     }
   }
   for (const key of Object.keys(step)) {
-    if (!["name", "component_id", "component_key", "component_code", "configured_props"].includes(key)) {
+    if (
+      !["name", "component_id", "component_key", "component_code", "configured_props", "retry"].includes(key)
+    ) {
       found.push(problem("invalid_value", `${path}.${key}`, `a step has no field ${key}`));
     }
   }
+  if (step.retry !== undefined) found.push(...validateRetry(step.retry, `${path}.retry`));
   if (step.configured_props !== undefined) {
     if (!isObject(step.configured_props)) {
       found.push(problem("invalid_type", `${path}.configured_props`, "configured_props must be an object"));
@@ -205,6 +245,10 @@ export function validateWorkflow(definition: unknown, options: { partial?: boole
   if (definition.active !== undefined && typeof definition.active !== "boolean") {
     found.push(problem("invalid_type", "active", "active must be a boolean"));
   }
+  if (definition.retry !== undefined && definition.retry !== null) {
+    found.push(...validateRetry(definition.retry, "retry"));
+  }
+  found.push(...validateLimits(definition));
   if (partial && definition.steps === undefined) return found;
   const steps = definition.steps;
   if (!Array.isArray(steps) || steps.length === 0) {

@@ -165,7 +165,7 @@ const typeRows: [type: string, array: boolean, sources: boolean, actions: boolea
 typeRows.push(
   ["alert", false, true, true],
   ["http_request", false, false, true],
-  ["data_store", false, false, true],
+  ["data_store", false, true, true],
   ["dir", false, true, true],
   ["sql", false, true, true],
 );

@@ -131,7 +131,7 @@ export async function deliverClaimed(
   const result = await attemptDelivery(row, startedAt, ctx);
   if (entry.released) return;
 
-  await store.queue.deliveries.recordAttempt({
+  const attempt = {
     deliveryId: row.id,
     workspaceId: row.workspaceId,
     at: startedAt,
@@ -139,13 +139,20 @@ export async function deliverClaimed(
     ...(result.status !== undefined && { status: result.status }),
     ...(result.excerpt !== undefined && { responseExcerpt: result.excerpt }),
     ...(result.error !== undefined && { error: result.error }),
+  };
+  const outcome = await outcomeOf(row, result, ctx).catch(async (error: unknown) => {
+    // What was sent is recorded even when the outcome cannot be worked out.
+    await store.queue.deliveries.recordAttempt(attempt);
+    throw error;
   });
-
-  const outcome = await outcomeOf(row, result, ctx);
-  if (entry.released) return;
+  if (entry.released) {
+    await store.queue.deliveries.recordAttempt(attempt);
+    return;
+  }
   // A configuration error disables the webhook first, so that the row, given back, waits paused.
   if (result.kind === "config" && outcome.patch) await patchWebhook(row, outcome.patch, ctx);
-  const completed = await store.queue.deliveries.complete(row.id, owner, outcome.complete);
+  // The attempt and the outcome in one write (the lease lost or not, the attempt is kept).
+  const completed = await store.queue.deliveries.complete(row.id, owner, { ...outcome.complete, attempt });
   if (!completed) return; // Lease lost: another worker owns the row now.
   if (result.kind !== "config" && outcome.patch) await patchWebhook(row, outcome.patch, ctx);
 

@@ -1,7 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGuardedFetch, RequestTimeoutError } from "./guarded-fetch.js";
+import { createGuardedFetch } from "./guarded-fetch.js";
+import { RequestTimeoutError } from "./guarded-send.js";
 import { SsrfError } from "./ssrf.js";
 
 let server: http.Server;

@@ -6,6 +6,7 @@
  */
 export * from "./destinations/index.js";
 export * from "./guarded-fetch.js";
+export * from "./guarded-send.js";
 export * from "./request-delivery.js";
 export * from "./retry-schedule.js";
 export * from "./signature.js";

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RequestTimeoutError } from "./guarded-fetch.js";
+import { RequestTimeoutError } from "./guarded-send.js";
 import { SsrfError } from "./ssrf.js";
 import { createTransport } from "./transport.js";
 

@@ -1,6 +1,5 @@
-import ky, { type Options as KyOptions, TimeoutError } from "ky";
-import { RAW_OPTION, RAW_TEXT, type RawRequest, type RawResponse } from "./_raw-body.js";
-import { createGuardedFetch, type GuardedFetchOptions, RequestTimeoutError } from "./guarded-fetch.js";
+import { createGuardedFetch, type GuardedFetchOptions } from "./guarded-fetch.js";
+import { createGuardedSender } from "./guarded-send.js";
 
 /** Default per-request timeout of {@link createTransport}: 15 seconds (Svix uses 15 s). */
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -46,9 +45,10 @@ export interface Transport {
 }
 
 /**
- * Creates the HTTP transport used to deliver webhooks: `ky` on top of {@link createGuardedFetch}, with
- * retries disabled (the delivery schedule handles retries), no HTTP-error throwing, manual redirects
- * and a per-request timeout.
+ * Creates the HTTP transport used to deliver webhooks: one request per call straight over
+ * `node:http` / `node:https` through the SSRF-guarded sender (no retries: the delivery schedule
+ * handles them; no redirects followed; every status resolved; a per-request timeout). No WHATWG
+ * `Request`/`Response` is built on this path (they cost more CPU than the exchange itself).
  *
  * @param options - SSRF allow-list, default timeout and response body cap.
  * @returns The transport; call `close()` when done.
@@ -64,39 +64,53 @@ export interface Transport {
  * ```
  */
 export function createTransport(options: TransportOptions = {}): Transport {
-  // The per-request time limit is enforced by ky, so the underlying fetch gets none of its own.
+  const sender = createGuardedSender(options);
+  // The fetch for other callers (reading a component's URL...) has no time limit of its own.
   const guardedFetch = createGuardedFetch({ ...options, timeoutMs: undefined });
   const defaultTimeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   async function post(url: string | URL, request: PostRequest = {}): Promise<PostResult> {
-    const timeoutMs = request.timeoutMs ?? defaultTimeout;
     const started = performance.now();
-    // ky builds the request (method, headers, timeout, no retry, no redirect, no throwing); the body
-    // travels in raw mode (see _raw-body.ts) rather than through WHATWG streams.
-    const raw: RawRequest = {};
-    if (request.body !== undefined) raw.body = request.body;
-    const kyOptions: KyOptions & { [RAW_OPTION]: RawRequest } = {
-      fetch: guardedFetch,
-      retry: 0,
-      throwHttpErrors: false,
-      redirect: "manual",
-      timeout: timeoutMs,
-      [RAW_OPTION]: raw,
-    };
-    if (request.headers) kyOptions.headers = request.headers;
-    try {
-      const response: RawResponse = await ky(url, { ...kyOptions, method: request.method ?? "POST" });
-      const body = response[RAW_TEXT] ?? (await response.text());
-      const headers: Record<string, string> = {};
-      response.headers.forEach((value, key) => {
-        headers[key] = value;
-      });
-      return { status: response.status, headers, body, durationMs: performance.now() - started };
-    } catch (error) {
-      if (error instanceof TimeoutError) throw new RequestTimeoutError(timeoutMs, String(url));
-      throw error;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
+    let body: Buffer | undefined;
+    const method = (request.method ?? "POST").toUpperCase();
+    if (request.body !== undefined && method !== "GET" && method !== "HEAD") {
+      body = Buffer.from(request.body, "utf8");
+      // What fetch does for a string body sent without a content type.
+      headers["content-type"] ??= "text/plain;charset=UTF-8";
     }
+    const sent = await sender.send(url, {
+      method,
+      headers,
+      ...(body !== undefined && { body }),
+      timeoutMs: request.timeoutMs ?? defaultTimeout,
+    });
+    return {
+      status: sent.status,
+      headers: headersOf(sent.rawHeaders),
+      body: sent.body.toString("utf8"),
+      durationMs: performance.now() - started,
+    };
   }
 
-  return { fetch: guardedFetch, post, close: () => guardedFetch.close() };
+  return {
+    fetch: guardedFetch,
+    post,
+    close: () => {
+      sender.close();
+      guardedFetch.close();
+    },
+  };
+}
+
+/** Response headers lower-cased, repeated ones joined with `", "` (as WHATWG `Headers` reads them). */
+function headersOf(raw: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    const value = raw[i + 1] as string;
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  }
+  return headers;
 }

@@ -3,7 +3,7 @@
  * which are emitters too): a page of an emitter's stored events, by channel, time window and filter.
  */
 import { type EventFilterInput, type FilterNode, parseEventFilter } from "@hookline/core";
-import type { Page, Store, StoredEvent } from "@hookline/store";
+import type { EventPage, Store } from "@hookline/store";
 
 /** What to search for. */
 export interface EventSearchOptions {
@@ -26,6 +26,8 @@ export interface EventSearchOptions {
   until?: number;
   /** `desc` (newest first, the default) or `asc`. */
   order?: "asc" | "desc";
+  /** The page's scan budget: at most this many stored events examined (see `ListEventsOptions.scan`). */
+  scan?: number;
 }
 
 const isParsed = (filter: unknown): filter is FilterNode =>
@@ -60,7 +62,7 @@ export function searchEvents(
   workspaceId: string,
   emitterId: string,
   options: EventSearchOptions = {},
-): Promise<Page<StoredEvent>> {
+): Promise<EventPage> {
   const { filter, ...rest } = options;
   return store.events.list(workspaceId, emitterId, {
     ...rest,

@@ -38,7 +38,8 @@ export type HooklineEvents = {
     workspaceId: string;
     sourceId: string;
     kind: "run" | "deploy" | "activate" | "deactivate" | "options" | "additionalProps";
-    trigger?: "http" | "timer" | "manual";
+    /** What started a run (`apphook`: another source's event fed through a subscription). */
+    trigger?: "http" | "timer" | "manual" | "apphook";
     durationMs: number;
     error?: { code: string; message: string };
   };

@@ -7,7 +7,9 @@
  *   dynamic props) and runs.ts (a run in the source's queue, then emit-pipeline.ts);
  * - ingress.ts (HTTP interface) and timers.ts (timer interface);
  * - mounts.ts (sandboxes, host bridges and the one per-source invocation queue);
- * - webhooks.ts (webhooks, subscriptions, deliveries) and the delivery worker.
+ * - webhooks.ts (webhooks, subscriptions, deliveries) and the delivery worker;
+ * - data-stores.ts (named key-value stores, the `dataStore` bridge) and apphook.ts (sources fed
+ *   by other sources' events).
  *
  * docs/architecture.md draws how they fit.
  */
@@ -23,10 +25,12 @@ import { createRuntime, type Limits, type RuntimeOptions } from "@hookline/runti
 import { createMemoryStore, type Store } from "@hookline/store";
 import mitt, { type Emitter } from "mitt";
 import { type AccountsApi, createAccountsApi } from "./accounts.js";
+import { createApphooks } from "./apphook.js";
 import { type AppsContext, DEFAULT_NO_AUTH_APPS } from "./apps.js";
 import { systemClock } from "./clock.js";
 import { type ComponentsApi, createComponentsApi } from "./components.js";
 import type { EngineContext } from "./context.js";
+import { createDataStoresApi, type DataStoresApi } from "./data-stores.js";
 import type { HooklineEvents } from "./events.js";
 import { startFanout } from "./fanout.js";
 import type { IngressRequest } from "./http-event.js";
@@ -72,6 +76,17 @@ export interface Hookline {
   readonly webhooks: WebhooksApi;
   /** Subscriptions: which webhook gets which source's (or workflow's) events. */
   readonly subscriptions: SubscriptionsApi;
+  /**
+   * Data stores (`ds_...`): the named key-value stores of a workspace that `data_store` props use.
+   *
+   * @example
+   * ```ts
+   * await hookline.dataStores.create(ws.id, "customers");
+   * await hookline.dataStores.putRecord(ws.id, "customers", "ada", { plan: "pro" }, 3600);
+   * (await hookline.dataStores.getRecord(ws.id, "customers", "ada")).value; // { plan: "pro" }
+   * ```
+   */
+  readonly dataStores: DataStoresApi;
   /**
    * Workflows (`p_...`): a trigger (HTTP, timer, source, manual) and ordered action steps; their
    * executions (`exe_...`) and what they emit.
@@ -146,9 +161,25 @@ function splitLimits(limits: HooklineOptions["limits"] = {}): {
   engine: EngineLimits;
   sandbox: Partial<Limits> | undefined;
 } {
-  const { maxQueuedInvocations, maxEmitsPerRun, maxEventBytes, ...sandbox } = limits;
+  const {
+    maxQueuedInvocations,
+    maxEmitsPerRun,
+    maxEventBytes,
+    maxDataStoreKeys,
+    maxDataStoreValueBytes,
+    maxExecutionBytes,
+    ...sandbox
+  } = limits;
   const engine = { ...DEFAULT_ENGINE_LIMITS };
-  for (const [name, value] of Object.entries({ maxQueuedInvocations, maxEmitsPerRun, maxEventBytes })) {
+  const given = {
+    maxQueuedInvocations,
+    maxEmitsPerRun,
+    maxEventBytes,
+    maxDataStoreKeys,
+    maxDataStoreValueBytes,
+    maxExecutionBytes,
+  };
+  for (const [name, value] of Object.entries(given)) {
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value < 1) {
       throw new HooklineError("bad_request", `limits.${name} must be a positive integer, got ${value}`);
@@ -232,6 +263,8 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       runtime,
       transport,
       apps,
+      clock,
+      dataStoreLimits: limits.engine,
       baseUrl,
       sandboxLimits: limits.sandbox,
       maxQueuedInvocations: limits.engine.maxQueuedInvocations,
@@ -239,7 +272,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     limits: limits.engine,
     retention: createRetention(store, options.retention),
     baseUrl,
-    nodeId: `node_${randomUUID()}`,
+    nodeId: options.nodeId ?? `node_${randomUUID()}`,
     notify(type, payload) {
       try {
         events.emit(type, payload);
@@ -250,11 +283,16 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     wakeWorker,
   };
   // Source triggers: the workflows listening to a source hear its events stored on this node.
-  const workflows = createWorkflows(ctx, (handler) =>
+  const workflows = createWorkflows(ctx, options.executionLeaseMs, (handler) =>
     events.on("emit", (e) => {
       if (!e.remote) handler(e.workspaceId, e.sourceId, e.event);
     }),
   );
+  // Sources listening to sources ($.interface.apphook): fed from this node's stored events.
+  const apphooks = createApphooks(ctx);
+  events.on("emit", (e) => {
+    if (!e.remote) apphooks.emitted(e.workspaceId, e.sourceId);
+  });
   const runTick = () => tick(ctx, (timer) => workflows.tick(timer));
   const timerLoop = createTimerLoop(runTick, options.timerPollMs ?? 1000);
   // With its own transport the engine knows the SSRF guard's settings and warns of refused URLs.
@@ -283,7 +321,15 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     registry: ctx.registry.api,
     sources: createSourcesApi(ctx),
     webhooks,
-    subscriptions,
+    subscriptions: {
+      ...subscriptions,
+      // A source listener (dc_...) is an apphook source: fed by the engine, not by the delivery worker.
+      create: (workspaceId, input) =>
+        input.listenerId.startsWith("dc_")
+          ? apphooks.subscribe(workspaceId, input)
+          : subscriptions.create(workspaceId, input),
+    },
+    dataStores: createDataStoresApi({ store, clock, limits: limits.engine }),
     workflows: workflows.api,
     env: workflows.env,
     async ingress(endpointId, request) {
@@ -302,6 +348,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
         if (closed) return;
         worker?.start();
         timerLoop.start();
+        await apphooks.catchUp();
         workflows.start(options.timerPollMs ?? 1000);
       })();
       return started;
@@ -310,6 +357,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       closed = true;
       await fanout.close();
       timerLoop.stop();
+      await apphooks.close();
       await ctx.mounts.drain();
       await workflows.close();
       await ctx.retention.close();

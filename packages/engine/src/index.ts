@@ -18,6 +18,12 @@ export { DEFAULT_NO_AUTH_APPS } from "./apps.js";
 export { type Clock, createFakeClock, type FakeClock, systemClock } from "./clock.js";
 export { type CodeUrlLimits, DEFAULT_CODE_URL_LIMITS, type FetchedSource } from "./code-url.js";
 export type { ComponentsApi } from "./components.js";
+export {
+  type DataStoreInfo,
+  type DataStoresApi,
+  MAX_DATA_STORE_KEY,
+  MAX_DATA_STORE_NAME,
+} from "./data-stores.js";
 export { type EventSearchOptions, searchEvents, toFilter } from "./event-search.js";
 export type { HooklineEvents } from "./events.js";
 export { createHookline, type Hookline } from "./hookline.js";
@@ -30,7 +36,7 @@ export {
   type RegistryListOptions,
   type Visibility,
 } from "./registry.js";
-export { REPLAY_BATCH, type ReplayOptions, type ReplayResult } from "./replay.js";
+export { REPLAY_BATCH, REPLAY_SCAN, type ReplayOptions, type ReplayResult } from "./replay.js";
 export {
   DEFAULT_RETAINED_EVENT_BYTES,
   DEFAULT_RETAINED_EVENTS,
@@ -65,12 +71,17 @@ export {
   type WebhooksApi,
   type WebhookView,
 } from "./webhooks.js";
+export type { ErrorsEventBody } from "./workflows/errors-event.js";
 export type {
+  BulkReplayOptions,
+  BulkReplayResult,
   EnvApi,
   EnvVarView,
+  ExecutionReplayOptions,
   ExecutionView,
   ListOptions as WorkflowListOptions,
   RunWorkflowOptions,
+  SettingKey as WorkflowSettingKey,
   WorkflowsApi,
   WorkflowTriggerView,
   WorkflowUpdate,

@@ -21,6 +21,8 @@ import type {
 } from "@hookline/runtime";
 import type { DeployedComponent, SavedComponent, Store } from "@hookline/store";
 import { type AppsContext, openAuth } from "./apps.js";
+import type { Clock } from "./clock.js";
+import { type DataStoreDeps, dataStoreBridge } from "./data-stores.js";
 import { dynamicPropsOf, finalProps } from "./dynamic-props.js";
 import { HTTP_INTERFACE } from "./interfaces.js";
 import { endpointUrl } from "./views.js";
@@ -37,6 +39,10 @@ export interface MountsDeps {
   runtime: Runtime;
   transport: Transport;
   apps: AppsContext;
+  /** The engine's clock (data store TTLs). */
+  clock: Clock;
+  /** The data store limits (keys per store, value size). */
+  dataStoreLimits: DataStoreDeps["limits"];
   baseUrl: string;
   /** The sandbox limits given to every mount (the runtime's defaults fill the rest). */
   sandboxLimits: Partial<Limits> | undefined;
@@ -149,6 +155,14 @@ export function fetchBridge(transport: Transport): NonNullable<HostBridges["fetc
   };
 }
 
+/** The store a `data_store` prop's value names: a name or `ds_` id, also as `{ name }` or `{ id }`. */
+function dataStoreName(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (!value || typeof value !== "object") return undefined;
+  const { id, name } = value as { id?: unknown; name?: unknown };
+  return typeof id === "string" ? id : typeof name === "string" ? name : undefined;
+}
+
 /** Turns stored prop values into what the sandbox gets: secrets opened, endpoints, `$auth`. */
 export async function runtimeProps(
   deps: Pick<MountsDeps, "apps" | "baseUrl">,
@@ -167,6 +181,8 @@ export async function runtimeProps(
       out[name] = { $auth: await openAuth(deps.apps, workspaceId, name, prop, value) };
     // Stored secrets are sealed; values being configured (options, reloadProps) are still plain.
     else if (prop.secret && box.isSealed(value)) out[name] = box.open(value);
+    // A data_store prop: the store's name or ds_ id (its methods go through the dataStore bridge).
+    else if (prop.type === "data_store") out[name] = dataStoreName(value);
     else if (value !== undefined) out[name] = value;
   }
   // Values of props not declared (yet): what a user configures before additionalProps() adds them.
@@ -277,7 +293,14 @@ export function createMounts(deps: MountsDeps): Mounts {
       bundle: component.bundle,
       description,
       props: await runtimeProps(deps, target.workspaceId, declared, target.props, target.endpointId),
-      bridges: { db: dbBridge(store, target.id, staged), fetch },
+      bridges: {
+        db: dbBridge(store, target.id, staged),
+        fetch,
+        dataStore: dataStoreBridge(
+          { store, clock: deps.clock, limits: deps.dataStoreLimits },
+          target.workspaceId,
+        ),
+      },
       ...(deps.sandboxLimits ? { limits: deps.sandboxLimits } : {}),
     });
   }

@@ -3,14 +3,17 @@
  * deliveries with the events' own ids, so receivers dedupe on `webhook-id`), in bounded, resumable
  * batches; and the health of a webhook over a window, from its attempt log.
  */
-import { type FilterNode, HooklineError } from "@hookline/core";
-import type { DeliveryMetrics, Store, Subscription } from "@hookline/store";
+import { type EventFilterInput, type FilterNode, HooklineError } from "@hookline/core";
+import type { DeliveryMetrics, Replay, Store, Subscription } from "@hookline/store";
 import { channelOf, subscriptionFilter } from "@hookline/store/adapter";
 import type { Clock } from "./clock.js";
-import { type EventSearchOptions, searchEvents, toFilter } from "./event-search.js";
+import { searchEvents, toFilter } from "./event-search.js";
 
 /** Default and maximum number of events one replay call sends. */
 export const REPLAY_BATCH = { default: 1_000, max: 10_000 } as const;
+
+/** At most this many stored events are examined by one replay call (its pages' scan budgets summed). */
+export const REPLAY_SCAN = 100_000;
 
 /** What to replay. */
 export interface ReplayOptions {
@@ -19,39 +22,102 @@ export interface ReplayOptions {
   /** Only events stored before this time (epoch ms); up to now when absent. */
   until?: number;
   /** Only events matching this filter too (the subscription's own filter always applies). */
-  filter?: EventSearchOptions["filter"];
-  /** Resume after this cursor (the `cursor` of the previous call). */
-  after?: string;
+  filter?: EventFilterInput | string;
   /** At most this many events in this call (1,000 by default, at most 10,000). */
   limit?: number;
 }
 
-/** The outcome of one replay call. */
-export interface ReplayResult {
-  /** The subscription replayed. */
-  subscriptionId: string;
-  /** The webhook the deliveries go to. */
-  webhookId: string;
-  /** Deliveries made by this call (one per event). */
-  replayed: number;
-  /** The ids of those deliveries. */
-  deliveryIds: string[];
-  /** Where the next call resumes (pass it as `after`); null when nothing was replayed yet. */
-  cursor: string | null;
-  /** Whether the window is exhausted (no call is needed after this one). */
-  done: boolean;
+/** A replay after a call that ran one batch of it. */
+export interface ReplayResult extends Replay {
+  /** What this call did. */
+  batch: {
+    /** Deliveries made by this call (one per event). */
+    replayed: number;
+    /** The ids of those deliveries. */
+    deliveryIds: string[];
+    /** Stored events this call examined. */
+    scanned: number;
+  };
 }
+
+const both = (filters: (FilterNode | undefined)[]): FilterNode | undefined => {
+  const kept = filters.filter((f): f is FilterNode => f !== undefined);
+  return kept.length <= 1 ? kept[0] : { kind: "and", nodes: kept };
+};
 
 /** The replay and metrics APIs, over the store. @internal */
 export function createReplayApi(store: Store, clock: Clock, wake: () => void) {
   async function subscriptionOrThrow(workspaceId: string, id: string): Promise<Subscription> {
     const found = (await store.subscriptions.list(workspaceId)).find((s) => s.id === id);
     if (!found) throw new HooklineError("not_found", `No subscription ${id} in this workspace`);
-    if (!(await store.webhooks.get(workspaceId, found.listenerId))) {
-      throw new HooklineError("not_found", `Subscription ${id} has no webhook to replay to`);
+    return found;
+  }
+
+  async function replayOrThrow(workspaceId: string, subscriptionId: string, id: string): Promise<Replay> {
+    const found = await store.replays.get(workspaceId, id);
+    if (!found || found.subscriptionId !== subscriptionId) {
+      throw new HooklineError("not_found", `No replay ${id} of subscription ${subscriptionId}`);
     }
     return found;
   }
+
+  /**
+   * Runs one batch of `job`: pages of the window (each examining at most the default scan budget),
+   * each recorded with its deliveries in one store step, until `limit` events are sent, the call
+   * examined {@link REPLAY_SCAN} events, or the window is exhausted.
+   */
+  async function batch(workspaceId: string, job: Replay, limit: number): Promise<ReplayResult> {
+    let replay = job;
+    const deliveryIds: string[] = [];
+    let scanned = 0;
+    const sub = (await store.subscriptions.list(workspaceId)).find((s) => s.id === job.subscriptionId);
+    const hook = sub && (await store.webhooks.get(workspaceId, sub.listenerId));
+    if (!sub || !hook) {
+      const error = sub ? "The subscription's webhook was deleted" : "The subscription was deleted";
+      const step = {
+        from: job.cursor,
+        cursor: job.cursor,
+        scanned: 0,
+        events: [],
+        status: "failed" as const,
+        error,
+      };
+      replay = (await store.replays.advance(workspaceId, job.id, step, clock.now()))?.replay ?? job;
+      return { ...replay, batch: { replayed: 0, deliveryIds, scanned } };
+    }
+    const filter = both([subscriptionFilter(sub.filter), job.filter && toFilter(job.filter)]);
+    while (replay.status === "running" && deliveryIds.length < limit && scanned < REPLAY_SCAN) {
+      const page = await searchEvents(store, workspaceId, sub.emitterId, {
+        order: "asc",
+        limit: Math.min(100, limit - deliveryIds.length),
+        channel: channelOf(sub.eventName),
+        ...(filter ? { filter } : {}),
+        ...(job.since === undefined ? {} : { since: job.since }),
+        ...(job.until === undefined ? {} : { until: job.until }),
+        ...(replay.cursor === null ? {} : { after: replay.cursor }),
+      });
+      const last = page.items[page.items.length - 1];
+      const step = {
+        from: replay.cursor,
+        cursor: page.nextCursor ?? (last ? String(last.seq) : replay.cursor),
+        scanned: page.scanned,
+        events: page.items,
+        status: page.nextCursor ? ("running" as const) : ("done" as const),
+      };
+      const advanced = await store.replays.advance(workspaceId, replay.id, step, clock.now());
+      if (!advanced) {
+        throw new HooklineError("conflict", `Replay ${replay.id} was continued by another call meanwhile`);
+      }
+      replay = advanced.replay;
+      deliveryIds.push(...advanced.deliveries.map((d) => d.id));
+      scanned += page.scanned;
+    }
+    if (deliveryIds.length > 0) wake();
+    return { ...replay, batch: { replayed: deliveryIds.length, deliveryIds, scanned } };
+  }
+
+  const limitOf = (limit: number | undefined) =>
+    Math.min(REPLAY_BATCH.max, Math.max(1, Math.floor(limit ?? REPLAY_BATCH.default)));
 
   return {
     async replay(
@@ -60,51 +126,49 @@ export function createReplayApi(store: Store, clock: Clock, wake: () => void) {
       options: ReplayOptions = {},
     ): Promise<ReplayResult> {
       const sub = await subscriptionOrThrow(workspaceId, subscriptionId);
-      const limit = Math.min(
-        REPLAY_BATCH.max,
-        Math.max(1, Math.floor(options.limit ?? REPLAY_BATCH.default)),
-      );
-      const filters = [subscriptionFilter(sub.filter), options.filter && toFilter(options.filter)].filter(
-        (f): f is FilterNode => f !== undefined,
-      );
-      const filter: FilterNode | undefined =
-        filters.length === 0
-          ? undefined
-          : filters.length === 1
-            ? filters[0]
-            : { kind: "and", nodes: filters };
-      let after = options.after;
-      let replayed: string[] = [];
-      let done = false;
-      while (replayed.length < limit) {
-        const page = await searchEvents(store, workspaceId, sub.emitterId, {
-          order: "asc",
-          limit: Math.min(100, limit - replayed.length),
-          channel: channelOf(sub.eventName),
-          ...(filter ? { filter } : {}),
+      if (!(await store.webhooks.get(workspaceId, sub.listenerId))) {
+        throw new HooklineError("not_found", `Subscription ${subscriptionId} has no webhook to replay to`);
+      }
+      // Checked first (422 naming the problem) so that nothing is recorded for a bad filter.
+      if (options.filter !== undefined) toFilter(options.filter);
+      const filter =
+        typeof options.filter === "string"
+          ? (JSON.parse(options.filter) as Record<string, unknown>)
+          : options.filter;
+      const job = await store.replays.create(
+        {
+          workspaceId,
+          subscriptionId,
+          webhookId: sub.listenerId,
+          emitterId: sub.emitterId,
           ...(options.since === undefined ? {} : { since: options.since }),
           ...(options.until === undefined ? {} : { until: options.until }),
-          ...(after === undefined ? {} : { after }),
-        });
-        const made = await store.deliveries.enqueue(workspaceId, sub.listenerId, page.items, clock.now());
-        replayed = replayed.concat(made.map((d) => d.id));
-        const last = page.items[page.items.length - 1];
-        if (last) after = String(last.seq);
-        if (!page.nextCursor) {
-          done = true;
-          break;
-        }
-      }
-      if (replayed.length > 0) wake();
-      return {
-        subscriptionId: sub.id,
-        webhookId: sub.listenerId,
-        replayed: replayed.length,
-        deliveryIds: replayed,
-        cursor: after ?? null,
-        done,
-      };
+          ...(filter === undefined ? {} : { filter: filter as Record<string, unknown> }),
+        },
+        clock.now(),
+      );
+      return batch(workspaceId, job, limitOf(options.limit));
     },
+
+    async resume(
+      workspaceId: string,
+      subscriptionId: string,
+      replayId: string,
+      options: { limit?: number } = {},
+    ): Promise<ReplayResult> {
+      const job = await replayOrThrow(workspaceId, subscriptionId, replayId);
+      if (job.status !== "running") {
+        return { ...job, batch: { replayed: 0, deliveryIds: [], scanned: 0 } };
+      }
+      return batch(workspaceId, job, limitOf(options.limit));
+    },
+
+    async list(workspaceId: string, subscriptionId: string): Promise<Replay[]> {
+      await subscriptionOrThrow(workspaceId, subscriptionId);
+      return store.replays.list(workspaceId, subscriptionId);
+    },
+
+    get: replayOrThrow,
 
     async metrics(
       workspaceId: string,

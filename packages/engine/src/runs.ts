@@ -13,8 +13,8 @@ import type { EngineContext } from "./context.js";
 import { type EmitOutcome, storeEmits } from "./emit-pipeline.js";
 import { writeLogs } from "./source-logs.js";
 
-/** What started a run. */
-export type RunTrigger = "http" | "timer" | "manual";
+/** What started a run (`apphook`: another source's event, through a subscription). */
+export type RunTrigger = "http" | "timer" | "manual" | "apphook";
 
 /** A run's result and what the emit pipeline made of its emits. */
 export interface RunOutcome extends EmitOutcome {
@@ -35,7 +35,8 @@ export async function runSource(
   const ran = await ctx.mounts.exclusive(source.id, async () => {
     const component = await ctx.mounts.component(source.workspaceId, source.savedComponentId);
     const mounted = await ctx.mounts.mounted(source);
-    const result = await mounted.run(event, { trigger });
+    // The sandbox knows http (its shorter deadline), timer and manual runs; a fed event runs as manual.
+    const result = await mounted.run(event, { trigger: trigger === "apphook" ? "manual" : trigger });
     const store = async (): Promise<RunOutcome> => {
       await writeLogs(ctx, source.workspaceId, source.id, result.logs);
       const outcome = await storeEmits(ctx, source, component.description, result.emits);

@@ -1,5 +1,5 @@
 import type { OptionsArgs } from "@hookline/runtime";
-import type { LogLine, Page, StoredEvent } from "@hookline/store";
+import type { EventPage, LogLine, Page } from "@hookline/store";
 import { componentFor } from "./components.js";
 import { componentOrThrow, type EngineContext, sourceOrThrow } from "./context.js";
 import { type EventSearchOptions, searchEvents } from "./event-search.js";
@@ -41,7 +41,7 @@ export interface SourcesApi {
    */
   run(workspaceId: string, idOrSlug: string, event?: unknown): Promise<RunSummary>;
   /** Stored events, newest first (or oldest first), by channel, time window and filter. */
-  events(workspaceId: string, idOrSlug: string, options?: EventSearchOptions): Promise<Page<StoredEvent>>;
+  events(workspaceId: string, idOrSlug: string, options?: EventSearchOptions): Promise<EventPage>;
   /** Deletes the given events, or all of them; returns how many. */
   deleteEvents(workspaceId: string, idOrSlug: string, ids?: string[]): Promise<number>;
   /** Log lines, oldest first. */
@@ -61,19 +61,34 @@ export interface SourcesApi {
 
 /** The `sources` API of an engine. @internal */
 export function createSourcesApi(ctx: EngineContext): SourcesApi {
+  // A timer source's view says when it runs next (the store's schedule, set at deploy and each tick).
+  const withNextRun = async (v: SourceView): Promise<SourceView> => {
+    const timer = await ctx.store.timers.get(v.workspaceId, v.id);
+    if (timer) v.nextRunAt = timer.nextAt;
+    return v;
+  };
   const view = async (source: Awaited<ReturnType<typeof sourceOrThrow>>) =>
-    sourceView(source, await componentOrThrow(ctx, source.workspaceId, source.savedComponentId), ctx.baseUrl);
+    withNextRun(
+      sourceView(
+        source,
+        await componentOrThrow(ctx, source.workspaceId, source.savedComponentId),
+        ctx.baseUrl,
+      ),
+    );
   return {
-    deploy: (workspaceId, input) => deploySource(ctx, workspaceId, input),
+    deploy: async (workspaceId, input) => withNextRun(await deploySource(ctx, workspaceId, input)),
     async get(workspaceId, idOrSlug) {
       return view(await sourceOrThrow(ctx, workspaceId, idOrSlug));
     },
     async list(workspaceId) {
       return Promise.all((await ctx.store.deployedComponents.list(workspaceId)).map(view));
     },
-    update: (workspaceId, idOrSlug, input) => updateSource(ctx, workspaceId, idOrSlug, input),
-    activate: (workspaceId, idOrSlug) => updateSource(ctx, workspaceId, idOrSlug, { active: true }),
-    deactivate: (workspaceId, idOrSlug) => updateSource(ctx, workspaceId, idOrSlug, { active: false }),
+    update: async (workspaceId, idOrSlug, input) =>
+      withNextRun(await updateSource(ctx, workspaceId, idOrSlug, input)),
+    activate: async (workspaceId, idOrSlug) =>
+      withNextRun(await updateSource(ctx, workspaceId, idOrSlug, { active: true })),
+    deactivate: async (workspaceId, idOrSlug) =>
+      withNextRun(await updateSource(ctx, workspaceId, idOrSlug, { active: false })),
     delete: (workspaceId, idOrSlug) => deleteSource(ctx, workspaceId, idOrSlug),
     async run(workspaceId, idOrSlug, event) {
       const source = await sourceOrThrow(ctx, workspaceId, idOrSlug);

@@ -30,6 +30,19 @@ export interface EngineLimits {
   maxEmitsPerRun: number;
   /** Largest event, in bytes of its JSON text (default 1 MB, 1,048,576); larger ones are refused. */
   maxEventBytes: number;
+  /** Keys one data store may hold (default 10,000); a new key past it fails with `data_store_full`. */
+  maxDataStoreKeys: number;
+  /**
+   * Largest data store value, in bytes of its JSON text (default 256 KB, 262,144); a larger one
+   * fails with `data_store_value_too_large`.
+   */
+  maxDataStoreValueBytes: number;
+  /**
+   * Largest workflow run, in bytes (default 6 MB, 6,291,456): its trigger event plus the return
+   * values, exports and logs of its steps. An HTTP trigger over it answers 413
+   * `execution_too_large`; a step that brings the run over it fails with that code.
+   */
+  maxExecutionBytes: number;
 }
 
 /** The engine's limits when none are given. */
@@ -37,6 +50,9 @@ export const DEFAULT_ENGINE_LIMITS: Readonly<EngineLimits> = Object.freeze({
   maxQueuedInvocations: 100,
   maxEmitsPerRun: 1_000,
   maxEventBytes: 1024 * 1024,
+  maxDataStoreKeys: 10_000,
+  maxDataStoreValueBytes: 256 * 1024,
+  maxExecutionBytes: 6 * 1024 * 1024,
 });
 
 /** Options of {@link createHookline}. */
@@ -111,6 +127,14 @@ export interface HooklineOptions {
   destinations?: Destinations;
   /** Timers: how often due ticks are looked for once {@link Hookline.start} ran (default 1,000 ms). */
   timerPollMs?: number;
+  /**
+   * Workflows: how long a node holds a running execution before another node may take it over
+   * (default 5 minutes, renewed as its steps end). A node that dies mid-step delays its runs by at
+   * most this long; a step that runs longer than it may run twice.
+   */
+  executionLeaseMs?: number;
+  /** This node's name in leases (`leaseOwner`), unique among the nodes on one store (default random). */
+  nodeId?: string;
   /**
    * App name slugs whose app props need no connected account, like Pipedream's `http` app
    * (default {@link DEFAULT_NO_AUTH_APPS}). Other required app props fail with `account_required`.

@@ -40,6 +40,8 @@ export interface SourceView {
   description: ComponentDescription;
   createdAt: number;
   updatedAt: number;
+  /** When its timer fires next (epoch ms): a timer source that is active; read from the store's schedule. */
+  nextRunAt?: number;
 }
 
 /** A connected account as the engine returns it: never its credentials. */

@@ -24,6 +24,7 @@ import type {
   DeliveryMetrics,
   DeliveryState,
   Page,
+  Replay,
   Store,
   Subscription,
   Webhook,
@@ -124,8 +125,11 @@ export interface WebhooksApi {
 /** The subscriptions API of the engine. */
 export interface SubscriptionsApi {
   /**
-   * Subscribes a listener (a webhook) to an emitter (a source), optionally to one channel and with
-   * a filter. Creating an existing subscription (with the same filter) returns it. Unknown emitter or listener: 404 `not_found`.
+   * Subscribes a listener (a webhook, or a source with a `$.interface.apphook` prop, whose `run`
+   * then gets each event) to an emitter (a source), optionally to one channel and with a filter.
+   * Creating an existing subscription (with the same filter) returns it. Unknown emitter or
+   * listener: 404 `not_found`; a source listener without an apphook prop: 422 `invalid_listener`;
+   * one that would hear its own events (itself, or a loop of sources): 422 `subscription_cycle`.
    */
   create(
     workspaceId: string,
@@ -151,12 +155,27 @@ export interface SubscriptionsApi {
   /** Deletes one subscription by id (404 when absent). */
   deleteById(workspaceId: string, id: string): Promise<void>;
   /**
-   * Sends the subscription's stored events (of its channel, matching its filter and
-   * `options.filter`, stored in `[since, until)`) to its webhook again, as new deliveries with the
-   * events' ids, oldest first: at most `limit` per call; resume with `after: result.cursor` until
-   * `done`.
+   * Starts a replay (`rpl_...`): the subscription's stored events (of its channel, matching its
+   * filter and `options.filter`, stored in `[since, until)`) sent to its webhook again, as new
+   * deliveries with the events' ids, oldest first. This call runs the first batch (at most `limit`
+   * events, at most `REPLAY_SCAN` examined); {@link SubscriptionsApi.resumeReplay} runs the next
+   * ones until the replay's `status` is `done`. Progress is recorded with the replay.
    */
   replay(workspaceId: string, id: string, options?: ReplayOptions): Promise<ReplayResult>;
+  /**
+   * Runs the next batch of a `running` replay from its recorded cursor (after a restart too); a
+   * replay no longer running is returned as it is. Two calls at once: one of them is `conflict`.
+   */
+  resumeReplay(
+    workspaceId: string,
+    id: string,
+    replayId: string,
+    options?: { limit?: number },
+  ): Promise<ReplayResult>;
+  /** The subscription's replays, newest first. */
+  replays(workspaceId: string, id: string): Promise<Replay[]>;
+  /** One replay of the subscription (404 when absent). */
+  getReplay(workspaceId: string, id: string, replayId: string): Promise<Replay>;
 }
 
 /** Checks a webhook URL: http or https, with a host. */
@@ -223,8 +242,10 @@ function view(w: Webhook): WebhookView {
   return out;
 }
 
-/** A subscription's filter as stored: the parsed JSON object, validated (422 naming its path). */
-function subscriptionFilterOf(filter: EventFilterInput | string | undefined): EventFilterInput | undefined {
+/** A subscription's filter as stored: the parsed JSON object, validated (422 naming its path). @internal */
+export function subscriptionFilterOf(
+  filter: EventFilterInput | string | undefined,
+): EventFilterInput | undefined {
   if (filter === undefined) return undefined;
   const value = typeof filter === "string" ? (parseJsonFilter(filter) as EventFilterInput) : filter;
   parseEventFilter(value);
@@ -401,6 +422,10 @@ export function createWebhooksApi(
       });
     },
     replay: (workspaceId, id, options) => replayApi.replay(workspaceId, id, options),
+    resumeReplay: (workspaceId, id, replayId, options) =>
+      replayApi.resume(workspaceId, id, replayId, options),
+    replays: (workspaceId, id) => replayApi.list(workspaceId, id),
+    getReplay: (workspaceId, id, replayId) => replayApi.get(workspaceId, id, replayId),
   };
 
   return { webhooks, subscriptions };

@@ -125,11 +125,14 @@ describe("caps", () => {
     expect(summary.emitted).toHaveLength(1);
   });
 
-  it("the defaults: 1,000 emits per run and 1 MB per event", async () => {
+  it("the defaults: 1,000 emits per run and 1 MB per event (and 6 MB per workflow run)", async () => {
     expect(DEFAULT_ENGINE_LIMITS).toEqual({
       maxQueuedInvocations: 100,
       maxEmitsPerRun: 1000,
       maxEventBytes: 1048576,
+      maxDataStoreKeys: 10_000,
+      maxDataStoreValueBytes: 262_144,
+      maxExecutionBytes: 6 * 1048576,
     });
     const engine = createHookline({ store: createMemoryStore(), worker: false, retention: { events: 5000 } });
     const workspaceId = (await engine.workspaces.create({ name: "defaults" })).id;

@@ -87,4 +87,33 @@ describe("createHookline resolves npm packages: node_modules, the package cache,
     expect(run.emitted[0]?.body).toEqual({ padded: "1.3.0:00007" });
     rmSync(emptyCache, { recursive: true, force: true });
   });
+
+  it("an action that pins a version is saved with an action_version_pin warning (SPEC: pins are for sources); the pin is used", async () => {
+    const hookline = engine(registry.url);
+    const ws = await hookline.workspaces.create({ name: "acme" });
+    const code = `import leftPad from "left-pad-hl@1.2.0";
+      export default { name: "Pad", version: "0.1.0", type: "action",
+        async run() { return leftPad("7", 3, "0"); } };`;
+    const saved = await hookline.components.save(ws.id, { filename: "pad.mjs", code });
+    expect(saved.description.warnings).toEqual([
+      {
+        code: "action_version_pin",
+        path: "imports.left-pad-hl",
+        message: expect.stringContaining(
+          '"left-pad-hl@1.2.0": a version in an import applies to sources only',
+        ),
+      },
+    ]);
+    const strict = hookline.components.save(ws.id, { filename: "pad.mjs", code }, { strict: true });
+    await expect(strict).rejects.toMatchObject({ code: "invalid_component" });
+    const wf = await hookline.workflows.create(ws.id, {
+      name: "pad",
+      trigger: { type: "manual" },
+      steps: [{ name: "pad", component_id: saved.id }],
+    });
+    const exe = await hookline.workflows.run(ws.id, wf.id, { event: {} });
+    expect(exe.steps[0]?.returnValue).toBe("1.2.0:007");
+    const source = await hookline.components.save(ws.id, { filename: "padded.mjs", code: PINNED });
+    expect(source.description.warnings ?? []).toEqual([]);
+  });
 });

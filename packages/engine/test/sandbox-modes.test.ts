@@ -69,4 +69,28 @@ describe.each(["thread", "pool"] as const)("the engine with sandboxes in %s mode
     expect(manual.error).toBeUndefined();
     expect(manual.emitted).toHaveLength(1);
   });
+
+  it("gives a workflow step $.context (attempt, execution id) and $.flow.delay's URLs", {
+    timeout: 60_000,
+  }, async () => {
+    const wf = await hookline.workflows.create(ws, {
+      name: "context",
+      trigger: { type: "manual" },
+      steps: [
+        {
+          name: "a",
+          component_code: `export default defineComponent({ async run({ $ }) {
+            const urls = $.flow.delay(1000);
+            return { attempt: $.context.attempt, id: $.context.execution_id, step: $.context.step, urls };
+          } })`,
+        },
+      ],
+    });
+    const exe = await hookline.workflows.run(ws, wf.id);
+    expect(exe.status).toBe("delayed");
+    const value = exe.steps[0]?.returnValue as Record<string, any>;
+    expect(value).toMatchObject({ attempt: 1, id: exe.id, step: "a" });
+    expect(value.urls.resume_url).toContain(`/v1/flow/${exe.id}/resume?token=`);
+    expect(exe.steps[0]?.pause).toMatchObject({ kind: "delay" });
+  });
 });

@@ -53,6 +53,14 @@ export interface PageInfo {
   count: number;
   start_cursor: string | null;
   end_cursor: string | null;
+  /** Event lists: whether `end_cursor` leads to more (the same as `end_cursor !== null`). */
+  has_more?: boolean;
+  /** Event lists: how many stored events this page examined. */
+  scanned?: number;
+  /** Event lists: the page's scan budget (`scan`). */
+  scan_budget?: number;
+  /** Event lists: the page stopped on its scan budget, not on the end (`end_cursor` continues). */
+  budget_reached?: boolean;
 }
 
 /** One route of the REST API. */

@@ -3,7 +3,7 @@
  * API does, except `indexed_at_ms`.
  */
 import type { AccountView, ComponentView, DeliveryView, SourceView, WebhookView } from "@hookline/engine";
-import type { LogLine, StoredEvent, Subscription } from "@hookline/store";
+import type { LogLine, Replay, StoredEvent, Subscription } from "@hookline/store";
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -62,6 +62,7 @@ export function sourceJson(s: SourceView) {
     configured_props: configured,
     active: s.active,
     endpoint_url: s.endpoint ?? null,
+    next_run_at: s.nextRunAt === undefined ? null : seconds(s.nextRunAt),
     created_at: seconds(s.createdAt),
     updated_at: seconds(s.updatedAt),
   };
@@ -117,5 +118,24 @@ export function deliveryJson(d: DeliveryView) {
       response: a.responseExcerpt ?? null,
       error: a.error ?? null,
     })),
+  };
+}
+
+/** A replay job (`rpl_...`) and its progress. */
+export function replayJson(r: Replay) {
+  return {
+    id: r.id,
+    subscription_id: r.subscriptionId,
+    webhook_id: r.webhookId,
+    status: r.status,
+    since: r.since === undefined ? null : r.since / 1000,
+    until: r.until === undefined ? null : r.until / 1000,
+    filter: r.filter ?? null,
+    scanned: r.scanned,
+    enqueued: r.enqueued,
+    cursor: r.cursor,
+    error: r.error ?? null,
+    created_at: seconds(r.createdAt),
+    updated_at: seconds(r.updatedAt),
   };
 }

@@ -4,11 +4,17 @@
  */
 import { HooklineError } from "@hookline/core";
 import type { PageInfo } from "./_define.js";
+import { lightResponse, rawBody } from "./_light.js";
 
 /** Reads at most `limit` bytes of a body; over it, `413 payload_too_large`. */
 export async function readBody(request: Request, limit: number): Promise<Uint8Array> {
   const tooLarge = () =>
     new HooklineError("payload_too_large", `The body is over the limit of ${limit} bytes`, { limit });
+  const buffered = rawBody(request);
+  if (buffered) {
+    if (buffered.byteLength > limit) throw tooLarge();
+    return buffered;
+  }
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge();
   if (!request.body) return new Uint8Array();
@@ -100,14 +106,12 @@ export function tokenBuckets(options: TokenBucketOptions, now = Date.now) {
 
 /** The 429 of a rate limit, with `Retry-After`. */
 export function rateLimited(retryAfter: number, what: string): Response {
-  return new Response(
+  return lightResponse(
     JSON.stringify({
       error: { code: "rate_limited", message: `Too many requests ${what}; retry in ${retryAfter} s` },
     }),
-    {
-      status: 429,
-      headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(retryAfter) },
-    },
+    429,
+    { "content-type": "application/json; charset=utf-8", "retry-after": String(retryAfter) },
   );
 }
 
@@ -132,7 +136,12 @@ export function listBody(
   }
   const info: PageInfo =
     parts.length < list.length && cursor
-      ? { ...pageInfo, count: parts.length, end_cursor: cursor(parts.length - 1) }
+      ? {
+          ...pageInfo,
+          count: parts.length,
+          end_cursor: cursor(parts.length - 1),
+          ...(pageInfo.has_more === undefined ? {} : { has_more: true }),
+        }
       : pageInfo;
   return `{"data":[${parts.join(",")}],"page_info":${JSON.stringify(info)}}`;
 }

@@ -290,9 +290,15 @@ export function validateParams(
     const seen = new Set<string>();
     const errors = [...Value.Errors(schema, value)];
     // A union reports each member's failure and then its own: keep the union's, once per field.
+    // TypeBox stops listing after a few errors, so the union's own may be cut off: a member's error
+    // about the member itself is reported as its union's.
     const unions = new Set(errors.filter((e) => e.keyword === "anyOf").map((e) => e.instancePath));
-    for (const error of errors) {
-      if (unions.has(error.instancePath) && error.keyword !== "anyOf") continue;
+    for (const raw of errors) {
+      if (unions.has(raw.instancePath) && raw.keyword !== "anyOf") continue;
+      const member = /^(.*)\/(anyOf|oneOf)\/\d+$/.exec(raw.schemaPath);
+      const error = member
+        ? ({ ...raw, keyword: member[2], schemaPath: member[1] } as unknown as typeof raw)
+        : raw;
       for (const p of problemOf(error, schema, value)) {
         if (seen.has(p.path)) continue;
         seen.add(p.path);

@@ -17,6 +17,11 @@ export function workflowJson(w: WorkflowView) {
     trigger: w.trigger,
     steps: w.steps,
     active: w.active,
+    next_run_at: secondsOrNull(w.nextRunAt),
+    ...(w.retry !== undefined ? { retry: w.retry } : {}),
+    ...(w.concurrency !== undefined ? { concurrency: w.concurrency } : {}),
+    ...(w.throttle !== undefined ? { throttle: w.throttle } : {}),
+    ...(w.queue_size !== undefined ? { queue_size: w.queue_size } : {}),
     created_at: seconds(w.createdAt),
     updated_at: seconds(w.updatedAt),
   };
@@ -36,6 +41,10 @@ function stepJson(s: ExecutionStep) {
     started_at_ms: s.startedAt ?? null,
     duration_ms: s.durationMs ?? null,
     attempts: s.attempts,
+    attempt_errors: s.attemptErrors ?? [],
+    ...(s.resumeData !== undefined ? { resume_data: s.resumeData } : {}),
+    ...(s.pause !== undefined ? { pause: s.pause } : {}),
+    replayed_from: s.replayedFrom ?? null,
   };
 }
 
@@ -48,6 +57,7 @@ export function executionJson(e: ExecutionView) {
     trigger: e.trigger,
     event: e.event ?? null,
     context: e.context ?? null,
+    replay_of: typeof e.context?.replay_of === "string" ? e.context.replay_of : null,
     steps: e.steps.map(stepJson),
     exit_reason: e.exitReason ?? null,
     error: e.error ?? null,
@@ -56,6 +66,7 @@ export function executionJson(e: ExecutionView) {
     started_at_ms: e.startedAt ?? null,
     finished_at: secondsOrNull(e.finishedAt),
     finished_at_ms: e.finishedAt ?? null,
+    run_at_ms: e.runAt ?? null,
   };
 }
 

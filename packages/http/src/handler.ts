@@ -8,6 +8,7 @@ import type { Hookline } from "@hookline/engine";
 import { hashApiKey } from "@hookline/engine";
 import type { Route, RouteResult } from "./_define.js";
 import { internalError, toApiError } from "./_errors.js";
+import { lightResponse, withHeaders } from "./_light.js";
 import {
   listBody,
   rateLimited,
@@ -20,9 +21,13 @@ import { decodePath, mergeParams, parseJsonBody, queryObject, validateParams } f
 import { buildOpenApi } from "./openapi.js";
 import { accountRoutes } from "./routes/accounts.js";
 import { componentRoutes } from "./routes/components.js";
+import { dataStoreRoutes } from "./routes/data-stores.js";
+import { flowRoutes } from "./routes/flow.js";
+import { replayRoutes } from "./routes/replays.js";
 import { sourceRoutes } from "./routes/sources.js";
 import { subscriptionRoutes } from "./routes/subscriptions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
+import { workflowReplayRoutes } from "./routes/workflow-replay.js";
 import { workflowRoutes } from "./routes/workflows.js";
 import { createStreamRoutes, streamRoutes } from "./sse.js";
 
@@ -63,10 +68,14 @@ export const HANDLER_DEFAULTS = {
 export const ROUTES: Route[] = [
   ...webhookRoutes,
   ...subscriptionRoutes,
+  ...replayRoutes,
   ...componentRoutes,
   ...sourceRoutes,
   ...accountRoutes,
+  ...dataStoreRoutes,
   ...workflowRoutes,
+  ...flowRoutes,
+  ...workflowReplayRoutes,
   ...streamRoutes,
 ];
 
@@ -86,9 +95,9 @@ function compile(route: Route): Compiled {
 }
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(typeof body === "string" ? body : JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  return lightResponse(typeof body === "string" ? body : JSON.stringify(body), status, {
+    "content-type": "application/json; charset=utf-8",
+    ...headers,
   });
 }
 
@@ -168,10 +177,7 @@ export function createHandler(
       return jsonResponse(502, { error: { code: "invalid_respond", message } });
     }
     const bodyless = NULL_BODY.has(reply.status) || request.method === "HEAD";
-    return new Response(bodyless ? null : (reply.body as ConstructorParameters<typeof Response>[0]), {
-      status: reply.status,
-      headers: reply.headers,
-    });
+    return lightResponse(bodyless ? null : reply.body, reply.status, reply.headers);
   }
 
   async function dispatch(request: Request, requestId: string): Promise<Response> {
@@ -241,8 +247,7 @@ export function createHandler(
   return async (request: Request): Promise<Response> => {
     const requestId = request.headers.get("x-request-id") ?? `req_${randomUUID()}`;
     const cors = corsHeaders(request);
-    if (request.method === "OPTIONS" && options.cors)
-      return new Response(null, { status: 204, headers: cors });
+    if (request.method === "OPTIONS" && options.cors) return lightResponse(null, 204, cors);
     let response: Response;
     try {
       response = await dispatch(request, requestId);
@@ -251,9 +256,6 @@ export function createHandler(
       if (!apiError) onError(error, requestId);
       response = errorResponse(apiError ?? internalError(requestId));
     }
-    const headers = new Headers(response.headers);
-    headers.set("x-request-id", requestId);
-    for (const [k, v] of Object.entries(cors)) headers.set(k, v);
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    return withHeaders(response, { "x-request-id": requestId, ...cors });
   };
 }

@@ -35,6 +35,10 @@ const PageInfo = {
     count: { type: "integer" },
     start_cursor: { type: ["string", "null"] },
     end_cursor: { type: ["string", "null"] },
+    has_more: { type: "boolean" },
+    scanned: { type: "integer" },
+    scan_budget: { type: "integer" },
+    budget_reached: { type: "boolean" },
   },
 };
 

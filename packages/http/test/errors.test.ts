@@ -188,4 +188,16 @@ describe("validation messages a person can act on", () => {
     expect(res.body.error.message).toContain(message);
     expectActionableError(res.body.error, `${method} ${path}`, schemaOf(method, path));
   });
+
+  // TypeBox lists at most a few errors, so a value failing every member of a five-value union
+  // twice over (type and const) used to lose the union's own error and name only the first member.
+  it("a repeated enum parameter names every allowed value", async () => {
+    const path = "/v1/webhooks/{id}/deliveries";
+    const res = await api.call("GET", `/v1/webhooks/${webhook}/deliveries?status=%5B%5D&status=%ZZ`);
+    expect([res.status, res.body.error.code]).toEqual([422, "validation_failed"]);
+    expect(res.body.error.message).toContain(
+      'status must be one of "pending", "paused", "delivering", "succeeded", "failed"; got ["[]","%ZZ"]',
+    );
+    expectActionableError(res.body.error, `GET ${path}`, schemaOf("GET", path));
+  });
 });

@@ -217,65 +217,72 @@ describe.each(STORES)("every route under hostile input ($name store)", ({ open }
     await closeStore();
   });
 
-  it("never answers 500, and every error is documented, actionable and leaks no stack", async () => {
-    // A store without workflows (store-sql until it implements them) answers their routes with
-    // `internal_error`: they are fuzzed on the stores that have them.
-    const routes = api.hookline.store.workflows
-      ? ALL_ROUTES
-      : ALL_ROUTES.filter((r) => !/^\/v1\/(workflows|env)\b/.test(r.path));
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...routes),
-        fc.option(fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE"), { freq: 8 }),
-        fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, fc.constantFrom(...HOSTILE_SEGMENTS))),
-        query,
-        fields,
-        fc.oneof(fc.constant("application/json"), fc.constant("text/plain"), fc.string({ maxLength: 20 })),
-        fc.oneof(
-          { weight: 4, arbitrary: fc.constant(undefined) },
-          fc.string({ maxLength: 40 }),
-          fc.constantFrom("{", "[]", "null", '"x"', '{"a":1}{', "\u0000", `{"name":"${"x".repeat(3000)}"}`),
+  it(
+    "never answers 500, and every error is documented, actionable and leaks no stack",
+    async () => {
+      // A store without workflows (store-sql until it implements them) answers their routes with
+      // `internal_error`: they are fuzzed on the stores that have them.
+      const routes = api.hookline.store.workflows
+        ? ALL_ROUTES
+        : ALL_ROUTES.filter((r) => !/^\/v1\/(workflows|env)\b/.test(r.path));
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...routes),
+          fc.option(fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE"), { freq: 8 }),
+          fc.array(
+            fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, fc.constantFrom(...HOSTILE_SEGMENTS)),
+          ),
+          query,
+          fields,
+          fc.oneof(fc.constant("application/json"), fc.constant("text/plain"), fc.string({ maxLength: 20 })),
+          fc.oneof(
+            { weight: 4, arbitrary: fc.constant(undefined) },
+            fc.string({ maxLength: 40 }),
+            fc.constantFrom("{", "[]", "null", '"x"', '{"a":1}{', "\u0000", `{"name":"${"x".repeat(3000)}"}`),
+          ),
+          async (route, otherMethod, segments, q, body, contentType, rawBody) => {
+            const method = otherMethod ?? route.method;
+            let i = 0;
+            const path = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+              const hostile = segments[i++];
+              return hostile ?? encode(validParam(route.path, name, fixtures));
+            });
+            const search = q.map(([k, v]) => `${k}=${v}`).join("&");
+            const headers = new Headers({ authorization: `Bearer ${api.key}`, "last-event-id": "1" });
+            try {
+              headers.set("content-type", contentType);
+            } catch {
+              // not a valid header value: send none
+            }
+            const res = await api.raw(`${path}${search ? `?${search}` : ""}`, {
+              method,
+              headers,
+              ...(method === "GET" || method === "DELETE" ? {} : { body: rawBody ?? JSON.stringify(body) }),
+            });
+            const where = `${method} ${path.slice(0, 120)}?${search.slice(0, 200)}`;
+            expect(res.status, where).toBeLessThan(500);
+            if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
+              await res.body?.cancel();
+              return;
+            }
+            const text = await res.text();
+            if (method === "DELETE" && res.status < 300) fixtures = await createFixtures(api);
+            if (res.status < 400 || path.startsWith("/http/")) return;
+            const { error } = JSON.parse(text) as {
+              error: { code: string; message: string; details?: unknown };
+            };
+            expect(Object.keys(ERROR_CODES), where).toContain(error.code);
+            expect(ERROR_CODES[error.code as keyof typeof ERROR_CODES], where).toBe(res.status);
+            expect(error.message, where).not.toMatch(/\n\s+at |<input>:\d+|\.[jt]s:\d+/);
+            const schema = ALL_ROUTES.find((r) => r.method === method && r.path === route.path)?.params;
+            expectActionableError(error, where, schema);
+          },
         ),
-        async (route, otherMethod, segments, q, body, contentType, rawBody) => {
-          const method = otherMethod ?? route.method;
-          let i = 0;
-          const path = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
-            const hostile = segments[i++];
-            return hostile ?? encode(validParam(route.path, name, fixtures));
-          });
-          const search = q.map(([k, v]) => `${k}=${v}`).join("&");
-          const headers = new Headers({ authorization: `Bearer ${api.key}`, "last-event-id": "1" });
-          try {
-            headers.set("content-type", contentType);
-          } catch {
-            // not a valid header value: send none
-          }
-          const res = await api.raw(`${path}${search ? `?${search}` : ""}`, {
-            method,
-            headers,
-            ...(method === "GET" || method === "DELETE" ? {} : { body: rawBody ?? JSON.stringify(body) }),
-          });
-          const where = `${method} ${path.slice(0, 120)}?${search.slice(0, 200)}`;
-          expect(res.status, where).toBeLessThan(500);
-          if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
-            await res.body?.cancel();
-            return;
-          }
-          const text = await res.text();
-          if (method === "DELETE" && res.status < 300) fixtures = await createFixtures(api);
-          if (res.status < 400 || path.startsWith("/http/")) return;
-          const { error } = JSON.parse(text) as {
-            error: { code: string; message: string; details?: unknown };
-          };
-          expect(Object.keys(ERROR_CODES), where).toContain(error.code);
-          expect(ERROR_CODES[error.code as keyof typeof ERROR_CODES], where).toBe(res.status);
-          expect(error.message, where).not.toMatch(/\n\s+at |<input>:\d+|\.[jt]s:\d+/);
-          const schema = ALL_ROUTES.find((r) => r.method === method && r.path === route.path)?.params;
-          expectActionableError(error, where, schema);
-        },
-      ),
-      { numRuns: 250 },
-    );
-    expect(unexpected).toEqual([]);
-  }, 180_000);
+        // A new seed each run (fast-check prints it on failure); HOOKLINE_FUZZ_RUNS runs longer locally.
+        { numRuns: Number(process.env.HOOKLINE_FUZZ_RUNS ?? 250) },
+      );
+      expect(unexpected).toEqual([]);
+    },
+    process.env.HOOKLINE_FUZZ_RUNS ? 3_600_000 : 180_000,
+  );
 });

@@ -5,10 +5,16 @@ import { type Api, MODES, startApi } from "./_harness.js";
 // A sweep over every route the router serves (new routes are covered as they are added): each
 // answers 401 with a code without a key, and each route about one resource answers 404
 // `not_found` for an id that does not exist, whatever its body.
-const PUBLIC = new Set(["GET /v1/openapi.json"]);
+// The flow URLs' token is their credential (checked below instead).
+const FLOW = ["resume", "cancel"].flatMap((k) => [
+  `GET /v1/flow/{exe_id}/${k}`,
+  `POST /v1/flow/{exe_id}/${k}`,
+]);
+const PUBLIC = new Set(["GET /v1/openapi.json", ...FLOW]);
 // The fields a route validates before it looks the resource up.
 const MINIMAL_BODY: Record<string, Record<string, unknown>> = {
   "POST /v1/webhooks/{id}/recover": { since: 0 },
+  "PUT /v1/data_stores/{id}/records/{key}": { value: 1 },
 };
 const fill = (path: string) =>
   path.replace(/\{(\w+)\}/g, (_, name: string) => (name === "prop" ? "some_prop" : `${name}_missing`));
@@ -30,6 +36,18 @@ describe.each(MODES)("every route through %s", (mode) => {
         expect(res.status, name).toBe(401);
         expect(res.body.error.code, name).toBe("unauthorized");
       }
+    }
+  });
+
+  it("the flow URLs need no key: an unknown run or a wrong token is 404 `not_found`, a missing token 422", async () => {
+    for (const name of FLOW) {
+      const [method, path] = name.split(" ") as [string, string];
+      const res = await api.call(method, `${fill(path)}?token=wrong`, { key: null });
+      expect(res.status, name).toBe(404);
+      expect(res.body.error.code, name).toBe("not_found");
+      const missing = await api.call(method, fill(path), { key: null });
+      expect(missing.status, name).toBe(422);
+      expect(missing.body.error.code, name).toBe("validation_failed");
     }
   });
 

@@ -1,8 +1,9 @@
 // Issue 23 through REST: event_summaries filters (each operator, a window, paging), 422 naming the
 // problem, and subscription filters that keep events out of a webhook's deliveries.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Api, eventually, type Receiver, startApi, startReceiver } from "./_harness.js";
-import { BATCH_SOURCE, STORES } from "./_stores.js";
+import { describe, expect, it } from "vitest";
+import { eventually } from "./_harness.js";
+import { withBatchSource } from "./_source-api.js";
+import { STORES } from "./_stores.js";
 
 const EVENTS = [
   {
@@ -15,29 +16,10 @@ const EVENTS = [
 ];
 
 describe.each(STORES)("event search and subscription filters over REST, on %s", (_name, open) => {
-  let api: Api;
-  let closeStore: () => Promise<void>;
-  let receiver: Receiver;
-  let sourceId: string;
-  beforeAll(async () => {
-    const opened = await open();
-    closeStore = opened.close;
-    api = await startApi("fetch", { engine: { store: opened.store } });
-    api.hookline.start();
-    receiver = await startReceiver();
-    const source = await api.call("POST", "/v1/sources", {
-      body: { component_code: BATCH_SOURCE, name: "batch" },
-    });
-    expect(source.status).toBe(200);
-    sourceId = source.body.data.id;
-  }, 60_000);
-  afterAll(async () => {
-    await api?.close();
-    await receiver?.close();
-    await closeStore?.();
-  });
+  const t = withBatchSource(open, "batch");
 
   const summaries = async (query: Record<string, string>) => {
+    const { api, sourceId } = t;
     const res = await api.call("GET", `/v1/sources/${sourceId}/event_summaries`, {
       query: { expand: "event", ...query },
     });
@@ -51,6 +33,7 @@ describe.each(STORES)("event search and subscription filters over REST, on %s", 
     (await summaries({ filter: JSON.stringify(filter), ...extra })).map((e) => e.event.total);
 
   it("filters event_summaries with each operator, a window and pages", async () => {
+    const { api, receiver, sourceId } = t;
     const before = Math.floor(Date.now() / 1000) - 1;
     const hook = await api.call("POST", "/v1/webhooks", { query: { url: receiver.url } });
     const sub = await api.call("POST", "/v1/subscriptions", {
@@ -110,6 +93,7 @@ describe.each(STORES)("event search and subscription filters over REST, on %s", 
   }, 60_000);
 
   it("answers 422 naming the problem for an invalid filter, in a search and a subscription", async () => {
+    const { api, receiver, sourceId } = t;
     const bad = await api.call("GET", `/v1/sources/${sourceId}/event_summaries`, {
       query: { filter: JSON.stringify({ "event.total": { $gt: true }, "event.x": { $regex: "a" } }) },
     });
@@ -155,5 +139,41 @@ describe.each(STORES)("event search and subscription filters over REST, on %s", 
       body: { emitter_id: sourceId, listener_id: hook.body.data.id, filter: { "event.total": 2 } },
     });
     expect(other.status).toBe(409);
+  }, 60_000);
+
+  it("a page examines at most scan events: budget_reached, has_more and end_cursor continue the scan", async () => {
+    const { api, sourceId } = t;
+    await t.emit(Array.from({ length: 130 }, (_, n) => ({ body: { n, kind: "scan" } })));
+    const filter = JSON.stringify({ "event.kind": "scan", "event.n": { $lt: 3 } });
+    const pages: { data: { event: { n: number } }[]; page_info: Record<string, unknown> }[] = [];
+    let after: string | undefined;
+    for (let i = 0; i < 5; i++) {
+      const res = await api.call("GET", `/v1/sources/${sourceId}/event_summaries`, {
+        query: { filter, scan: "100", expand: "event", ...(after ? { after } : {}) },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      pages.push(res.body);
+      after = res.body.page_info.end_cursor ?? undefined;
+      if (!res.body.page_info.has_more) break;
+    }
+    // The first page examined the 100 newest events: none matched, and the scan stopped on its budget.
+    expect(pages[0]!.data).toEqual([]);
+    expect(pages[0]!.page_info).toMatchObject({
+      count: 0,
+      has_more: true,
+      scanned: 100,
+      scan_budget: 100,
+      budget_reached: true,
+    });
+    expect(typeof pages[0]!.page_info.end_cursor).toBe("string");
+    const last = pages[pages.length - 1]!;
+    expect(last.page_info).toMatchObject({ has_more: false, budget_reached: false, end_cursor: null });
+    expect(pages.flatMap((p) => p.data.map((e) => e.event.n))).toEqual([2, 1, 0]);
+    // The default budget covers the whole source here; a budget over the maximum is 422 naming scan.
+    const whole = await api.call("GET", `/v1/sources/${sourceId}/event_summaries`, { query: { filter } });
+    expect(whole.body.page_info).toMatchObject({ count: 3, has_more: false, scan_budget: 10_000 });
+    const bad = await api.call("GET", `/v1/sources/${sourceId}/event_summaries`, { query: { scan: "0" } });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body.error)).toContain("scan");
   }, 60_000);
 });

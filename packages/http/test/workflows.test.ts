@@ -214,9 +214,11 @@ for (const { name: storeName, supported, open } of CASES)
       });
 
       it("a throwing step fails the run with its error recorded; an expression error fails its step", async () => {
+        // retry count 0: this test is about the last try's failure (retries: durable-runs.test.ts).
         const wf = await create({
           name: "fail",
           trigger: { type: "manual" },
+          retry: { count: 0 },
           steps: [
             { name: "a", component_code: code(`return 1`) },
             { name: "b", component_code: code(`throw new TypeError("bad input: " + steps.a.$return_value)`) },
@@ -236,6 +238,7 @@ for (const { name: storeName, supported, open } of CASES)
         const expr = await create({
           name: "expr",
           trigger: { type: "manual" },
+          retry: { count: 0 },
           steps: [
             {
               name: "a",
@@ -254,6 +257,7 @@ for (const { name: storeName, supported, open } of CASES)
         const wf = await create({
           name: "email",
           trigger: { type: "manual" },
+          retry: { count: 0 },
           steps: [
             {
               name: "mail",

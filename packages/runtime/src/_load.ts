@@ -33,12 +33,51 @@ export function describeLoaded(definition: unknown): ComponentDescription {
   return description;
 }
 
+/** Where a bundle's inline source map starts (esbuild writes it last). */
+const SOURCE_MAP = "\n//# sourceMappingURL=data:application/json;base64,";
+
+/**
+ * SPEC (Versioning 3): a version in an import (`pkg@1.2.3`, `pkg@^1.2`) applies to sources only.
+ * An action that names one gets an `action_version_pin` warning per package; the import still
+ * resolves as written. @internal
+ */
+export function withPinWarnings(
+  description: ComponentDescription,
+  packages: LoadedComponent["packages"],
+): ComponentDescription {
+  if (description.type !== "action") return description;
+  const pins = packages.filter((p) => p.range !== undefined);
+  if (pins.length === 0) return description;
+  const warnings = pins.map((p) => ({
+    code: "action_version_pin",
+    path: `imports.${p.name}`,
+    message: `"${p.name}@${p.range}": a version in an import applies to sources only (SPEC); this action's import resolved to ${p.name}@${p.version} as written, but do not rely on the pin`,
+  }));
+  return { ...description, warnings: [...(description.warnings ?? []), ...warnings] };
+}
+
 /**
  * Evaluates a bundle in a fresh sandbox and returns its serialized definition (what
  * {@link describeLoaded} checks). Throws `load_failed` when the component's module code throws.
+ * The bundle is evaluated without its inline source map (up to half of its text, needed only to
+ * map an error's stack); when the module code throws with a stack into the bundle, it is
+ * evaluated again with the map, so the error names the component's own files and lines.
  * @internal
  */
 export async function describeBundle(bundle: string, limits: Limits): Promise<unknown> {
+  const at = bundle.lastIndexOf(SOURCE_MAP);
+  if (at === -1) return evaluate(bundle, limits);
+  try {
+    return await evaluate(bundle.slice(0, at), limits);
+  } catch (error) {
+    if (!(error instanceof HooklineError && error.code === "load_failed")) throw error;
+    const stack = (error.details as { stack?: unknown } | undefined)?.stack;
+    if (typeof stack !== "string" || !stack.includes("component.bundle.js:")) throw error;
+    return evaluate(bundle, limits);
+  }
+}
+
+async function evaluate(bundle: string, limits: Limits): Promise<unknown> {
   let created: Awaited<ReturnType<typeof Sandbox.create>>;
   try {
     created = await Sandbox.create({ id: "load", bundle, limits, bridges: {} });
@@ -77,7 +116,7 @@ export async function loadComponent(
   }
   let description = descriptions.get(output.hash);
   if (!description) {
-    description = describeLoaded(await describe(output.code));
+    description = withPinWarnings(describeLoaded(await describe(output.code)), output.packages);
     descriptions.set(output.hash, description);
   }
   return { bundle: output.code, hash: output.hash, description, packages: output.packages };

@@ -37,8 +37,9 @@ export interface PoolOptions {
   /** Worker threads (default: the number of CPUs, at least 2 and at most 8). */
   size?: number;
   /**
-   * A thread whose event loop has not run for this long, ms, is stuck in a sandbox: invocations of
-   * other components waiting for it move to another thread (default 100).
+   * A thread whose event loop has not run for this long, ms, is busy in a sandbox: invocations of
+   * other components waiting for it move to another thread (default 25; a warm run takes
+   * microseconds, and the thread's heartbeat ticks every 10 ms).
    */
   stallMs?: number;
   /**

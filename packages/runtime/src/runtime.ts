@@ -150,8 +150,13 @@ class MountedInstance implements MountedComponent {
   }
 
   /** Runs invocations one at a time, in call order. */
-  private enqueue(kind: string, arg: Record<string, unknown>, timeoutMs: number): Promise<InvocationResult> {
-    const run = this.queue.then(() => this.invoke(kind, arg, timeoutMs));
+  private enqueue(
+    kind: string,
+    arg: Record<string, unknown>,
+    timeoutMs: number,
+    memoryBytes?: number,
+  ): Promise<InvocationResult> {
+    const run = this.queue.then(() => this.invoke(kind, arg, timeoutMs, memoryBytes));
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -160,13 +165,14 @@ class MountedInstance implements MountedComponent {
     kind: string,
     arg: Record<string, unknown>,
     timeoutMs: number,
+    memoryBytes?: number,
   ): Promise<InvocationResult> {
     if (this.disposed) throw new HooklineError("internal_error", `component ${this.id} is unmounted`);
     const started = performance.now();
     let sandbox = this.sandbox;
     if (!sandbox || sandbox.broken || sandbox.invocations >= this.recycleAfter) sandbox = await this.fresh();
     if (this.hasDb && this.bridges.db) arg.db = await this.bridges.db.entries();
-    const raw = await sandbox.invoke(kind, arg, timeoutMs);
+    const raw = await sandbox.invoke(kind, arg, timeoutMs, memoryBytes);
     await this.writeBack(raw);
     return toInvocationResult(raw, performance.now() - started);
   }
@@ -179,8 +185,9 @@ class MountedInstance implements MountedComponent {
 
   run(event: unknown, context?: InvocationContext): Promise<InvocationResult> {
     if (this.description.type === "action") return this.runAction(event as Record<string, unknown>);
-    const timeout = context?.trigger === "http" ? this.limits.httpTimeoutMs : this.limits.runTimeoutMs;
-    return this.enqueue("run", { event }, timeout);
+    if (context?.trigger !== "http") return this.enqueue("run", { event }, this.limits.runTimeoutMs);
+    const { httpTimeoutMs, httpMemoryBytes, memoryBytes } = this.limits;
+    return this.enqueue("run", { event }, httpTimeoutMs, Math.min(httpMemoryBytes, memoryBytes));
   }
 
   runAction(steps: Record<string, unknown> = {}, options: ActionRunOptions = {}): Promise<InvocationResult> {
@@ -190,6 +197,8 @@ class MountedInstance implements MountedComponent {
       arg.exprs = options.exprs;
       arg.env = options.env ?? {};
     }
+    if (options.context) arg.context = options.context;
+    if (options.flow) arg.flow = options.flow;
     return this.enqueue("action", arg, this.limits.runTimeoutMs);
   }
 
@@ -254,6 +263,7 @@ function toInvocationResult(raw: GuestResult, durationMs: number): InvocationRes
   };
   if (raw.returnValue !== undefined) result.returnValue = raw.returnValue;
   if (raw.flowExit) result.flowExit = raw.flowExit;
+  if (raw.pause) result.pause = raw.pause;
   if (raw.error) {
     result.error = raw.error;
     const { name, message, stack } = raw.error;

@@ -105,8 +105,13 @@ export interface Limits {
   httpTimeoutMs: number;
   /** Deadline for `options` and `additionalProps`, ms (default 5,000). */
   optionsTimeoutMs: number;
-  /** Memory per sandbox, bytes (default 64 MB). */
+  /** Memory per sandbox, bytes (default 64 MB): the cap of timers, hooks, actions and options. */
   memoryBytes: number;
+  /**
+   * Memory cap of a `run` started by an HTTP request, bytes (default 32 MB; `memoryBytes` when that
+   * is smaller): the sandbox's heap, warm state included, may not grow past it during such a run.
+   */
+  httpMemoryBytes: number;
   /** Largest serialized result (emits, exports, return value...), bytes (default 8 MB). */
   resultBytes: number;
   /**
@@ -180,9 +185,22 @@ export interface InvocationResult {
   responds: RespondCall[];
   sends: { kind: "http" | "email" | "s3" | "emit" | "sse"; payload: unknown }[];
   flowExit?: { reason?: string };
+  /** A `$.flow.delay`, `$.flow.suspend` or `$.flow.rerun` call (workflow steps): the pause asked for. */
+  pause?: FlowPause;
   logs: LogLine[];
   error?: InvocationError;
   durationMs: number;
+}
+
+/** A pause a workflow step asked for with `$.flow.delay`, `$.flow.suspend` or `$.flow.rerun`. */
+export interface FlowPause {
+  kind: "delay" | "suspend" | "rerun";
+  /** The delay (delay, rerun) or the timeout (suspend; absent: none given), in ms. */
+  ms?: number;
+  /** `$.flow.rerun`'s context (JSON). */
+  context?: unknown;
+  /** `$.flow.rerun`'s most reruns. */
+  maxReruns?: number;
 }
 
 /** One `{{ }}` expression-bearing prop value of a workflow step (see {@link ActionRunOptions}). */
@@ -205,6 +223,10 @@ export interface ActionRunOptions {
   exprs?: StepExpression[];
   /** The environment variables the expressions read, as `process.env.NAME`. */
   env?: Record<string, string>;
+  /** `$.context` in the step (JSON): the execution id, the step, the attempt number... */
+  context?: Record<string, unknown>;
+  /** The URLs `$.flow.delay`/`suspend`/`rerun` return (without them those calls throw). */
+  flow?: { resume_url: string; cancel_url: string };
 }
 
 /** Arguments of an async options call: SPEC's `{ page, prevContext, query }`. */

@@ -4,8 +4,17 @@ import { createRuntime, type HostBridges, nodeModulesResolver, type Runtime } fr
 /** The repository root, whose node_modules holds the test dependencies. */
 export const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
+/**
+ * A runtime resolving npm packages from the repository. `HOOKLINE_TEST_SANDBOX_MODE=pool` runs the
+ * tests that do not pick a mode with sandboxes in worker threads (the in-thread contract, both ways).
+ */
 export function testRuntime(options: Parameters<typeof createRuntime>[0] = {}): Runtime {
-  return createRuntime({ resolvers: [nodeModulesResolver(REPO_ROOT)], ...options });
+  const mode = process.env.HOOKLINE_TEST_SANDBOX_MODE as "thread" | "pool" | undefined;
+  return createRuntime({
+    resolvers: [nodeModulesResolver(REPO_ROOT)],
+    ...(mode ? { mode } : {}),
+    ...options,
+  });
 }
 
 /** An in-memory db bridge that records every call. */

@@ -54,6 +54,12 @@ export interface SqlNotifier extends StoreNotifications {
    * `withDeliveries`) when some of their deliveries became due.
    */
   eventPayloads(workspaceId: string, emitterId: string, seqs: number[], withDeliveries: boolean): string[];
+  /**
+   * The JSON text of an events notice up to its ranges (`{"o":...,"t":"e","w":...,"c":...,"r":`), for
+   * a statement to append the ranges and `}` itself; undefined when the ids are too long to announce
+   * (use {@link SqlNotifier.eventPayloads}).
+   */
+  eventPayloadHead(workspaceId: string, emitterId: string, withDeliveries: boolean): string | undefined;
   /** Stops listening; later subscriptions get nothing. */
   close(): Promise<void>;
 }
@@ -232,6 +238,19 @@ export function createNotifier(client: SqlClient, channel: string, options: Noti
     },
     duePayload() {
       return JSON.stringify({ o: origin, t: "d" });
+    },
+    eventPayloadHead(workspaceId, emitterId, withDeliveries) {
+      const whole = JSON.stringify({
+        o: origin,
+        t: "e",
+        w: encodeText(workspaceId),
+        c: encodeText(emitterId),
+        ...(withDeliveries ? { d: 1 } : {}),
+        r: [],
+      });
+      // Room for the ranges the statement appends (MAX_SQL_NOTICE_EVENTS of them at most).
+      if (bytes(whole) > MAX_PAYLOAD_BYTES / 2) return undefined;
+      return whole.slice(0, -"[]}".length);
     },
     eventPayloads(workspaceId, emitterId, seqs, withDeliveries) {
       const head = {

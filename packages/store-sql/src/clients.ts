@@ -6,6 +6,12 @@ import { lockDataDir } from "./data-dir-lock.js";
 /** A result row as a driver returns it: column name to value. */
 export type SqlRow = Record<string, unknown>;
 
+/** A statement with its positional parameters. */
+export interface SqlStatement {
+  text: string;
+  params?: unknown[];
+}
+
 /**
  * The minimal SQL client the store needs: positional parameters (`$1`, `$2`, ...) and, optionally,
  * transactions. {@link pgliteClient} and {@link pgPoolClient} adapt PGlite and `pg`.
@@ -13,6 +19,14 @@ export type SqlRow = Record<string, unknown>;
 export interface SqlClient {
   /** Runs one statement with positional parameters and returns its rows. */
   query(text: string, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
+  /**
+   * Runs statements in order in one exchange with the database, where the driver can (the PGlite
+   * thread); the rows of each, in order. Stops at the first that fails and throws its error (inside
+   * a transaction, the transaction is then aborted). On a transaction's client, `commit: true` also
+   * commits it in the same exchange (the transaction then has nothing left to do; a failed COMMIT
+   * throws here). Absent: the store runs them one by one.
+   */
+  pipeline?(statements: SqlStatement[], options?: { commit?: boolean }): Promise<{ rows: SqlRow[] }[]>;
   /**
    * Runs `fn` in a transaction: commits when it resolves, rolls back when it throws. Every query of
    * the transaction goes through the client passed to `fn`. When absent, {@link withTransaction}
@@ -24,6 +38,13 @@ export interface SqlClient {
    * commit writes up to this many groups side by side.
    */
   parallelTransactions?: number;
+  /**
+   * True when every statement runs on one connection, one at a time (PGlite): a statement outside
+   * a transaction then never overlaps another, and the store can leave out the locks that keep
+   * concurrent connections apart (such as the delivery claim's advisory lock) and the transaction
+   * around them.
+   */
+  singleConnection?: boolean;
   /**
    * Starts listening on a notification `channel` (Postgres `LISTEN`), on a connection of its own
    * when the driver needs one: `onNotify` gets each payload sent with `NOTIFY`/`pg_notify` on that
@@ -97,6 +118,7 @@ function joined(query: SqlClient["query"]): SqlClient {
  */
 export function pgliteClient(db: PGlite): SqlClient {
   return {
+    singleConnection: true,
     async query(text, params) {
       const result = await db.query<SqlRow>(text, params);
       return { rows: result.rows };
@@ -133,6 +155,12 @@ export interface PgPoolClientOptions {
    * cannot hold a `LISTEN`); `false` turns notifications off (workers then only poll).
    */
   listen?: boolean | ClientConfig;
+  /**
+   * How many group-commit transactions (see the store's docs) may be written at once, each on a
+   * connection of the pool: 1 by default, which measured best (a group carries every write queued
+   * while the previous one was written). More only helps when each round trip to the database is slow.
+   */
+  parallelTransactions?: number;
   /**
    * How often the listening connection is checked with `SELECT 1`, in milliseconds (30 s by default); a
    * check failing or taking longer than this counts as a lost connection.
@@ -237,10 +265,10 @@ export function pgPoolClient(pool: Pool, options: PgPoolClientOptions = {}): Sql
   const checkMs = options.listenCheckMs ?? LISTEN_CHECK_MS;
   // pg-pool keeps the client class it makes connections with (pg.Client, or the pool's `Client` option).
   const ClientClass = (pool as unknown as { Client?: new (config: ClientConfig) => Client }).Client;
-  // Half the pool for grouped writes, the rest for claims and reads (pg's default pool is 10).
-  const poolMax = (pool.options as { max?: number } | undefined)?.max ?? 10;
   const client: SqlClient = {
-    parallelTransactions: Math.max(1, Math.floor(poolMax / 2)),
+    // One group at a time: the writes queued meanwhile make the next group larger, which costs
+    // fewer round trips than groups side by side (docs/decisions.md, 2026-11-28).
+    parallelTransactions: Math.max(1, Math.floor(options.parallelTransactions ?? 1)),
     async query(text, params) {
       const result = await pool.query(text, params);
       return { rows: result.rows as SqlRow[] };

@@ -13,8 +13,10 @@ export {
   type SqlClient,
   type SqlListener,
   type SqlRow,
+  type SqlStatement,
   withTransaction,
 } from "./clients.js";
 export { type DataDirHolder, type DataDirLock, DataDirLockedError, lockDataDir } from "./data-dir-lock.js";
 export { MIGRATION_LOCK_KEY, MIGRATIONS, type Migration, migrate, splitStatements } from "./migrations.js";
+export { openPgliteThread, type PgliteThread } from "./pglite-thread.js";
 export { createSqlStore, type NotifyOptions, type SqlStoreOptions } from "./sql-store.js";

@@ -327,6 +327,86 @@ ALTER TABLE subscriptions ADD COLUMN filter text;
 CREATE INDEX attempts_workspace_at ON attempts (workspace_id, at);
 `,
   },
+  {
+    id: 6,
+    name: "durable workflow runs: due times, resume data, flow tokens, workflow settings and limits",
+    // run_at: a queued, delayed or suspended execution is claimable once run_at <= now (NULL: now);
+    // executions_due serves the claim (the old executions_queued index covered queued rows only).
+    // resume_hash and cancel_hash are the SHA-256 hex hashes of a paused run's single-use tokens
+    // (the tokens themselves are never stored); resume_data holds a resume request's body until the
+    // run takes it up. workflows.settings is the JSON text of a workflow's run settings (retry...).
+    // max_running, throttle_limit, throttle_interval_ms and queue_size are a workflow's limits, which
+    // the claim enforces (executions_workflow_status counts its rows).
+    sql: `
+ALTER TABLE executions ADD COLUMN run_at bigint;
+ALTER TABLE executions ADD COLUMN resume_data text;
+ALTER TABLE executions ADD COLUMN resume_hash text;
+ALTER TABLE executions ADD COLUMN cancel_hash text;
+DROP INDEX executions_queued;
+CREATE INDEX executions_due ON executions (coalesce(run_at, 0), id) WHERE status IN ('queued', 'delayed', 'suspended');
+ALTER TABLE workflows ADD COLUMN settings text;
+ALTER TABLE workflows ADD COLUMN max_running integer;
+ALTER TABLE workflows ADD COLUMN throttle_limit integer;
+ALTER TABLE workflows ADD COLUMN throttle_interval_ms bigint;
+ALTER TABLE workflows ADD COLUMN queue_size integer;
+CREATE INDEX executions_workflow_status ON executions (workflow_id, status);
+CREATE INDEX workflows_limited ON workflows (id) WHERE max_running IS NOT NULL OR throttle_limit IS NOT NULL;
+`,
+  },
+  {
+    id: 7,
+    name: "data stores",
+    // Named key-value stores of a workspace (data_store props). Values are lossless JSON text;
+    // expires_at (epoch ms, NULL: never) hides a record from reads once past.
+    sql: `
+CREATE TABLE data_stores (
+  id text COLLATE "C" PRIMARY KEY,
+  workspace_id text COLLATE "C" NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE UNIQUE INDEX data_stores_name ON data_stores (workspace_id, name);
+CREATE TABLE data_store_records (
+  store_id text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  value text NOT NULL,
+  expires_at bigint,
+  updated_at bigint NOT NULL,
+  PRIMARY KEY (store_id, key)
+);
+CREATE INDEX data_store_records_expiry ON data_store_records (store_id, expires_at) WHERE expires_at IS NOT NULL;
+`,
+  },
+  {
+    id: 8,
+    name: "replay jobs",
+    // One row per replay (rpl_...): its window and filter, and its progress (the seq cursor the next
+    // batch resumes after, counts of events examined and deliveries made).
+    // The GIN index of migration 5 goes: with the scan budget (a page examines at most 10,000 events
+    // of the window), pages answer as fast without it, and every emit paid for it (docs/benchmarks.md).
+    sql: `
+DROP INDEX IF EXISTS events_body_json;
+CREATE TABLE replays (
+  id text COLLATE "C" PRIMARY KEY,
+  workspace_id text COLLATE "C" NOT NULL,
+  subscription_id text COLLATE "C" NOT NULL,
+  webhook_id text COLLATE "C" NOT NULL,
+  emitter_id text COLLATE "C" NOT NULL,
+  since bigint,
+  until bigint,
+  filter text,
+  status text NOT NULL,
+  scanned bigint NOT NULL DEFAULT 0,
+  enqueued bigint NOT NULL DEFAULT 0,
+  cursor text,
+  error text,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX replays_subscription ON replays (workspace_id, subscription_id, id);
+`,
+  },
 ];
 
 /** Splits a migration into its statements (see {@link Migration.sql}). */

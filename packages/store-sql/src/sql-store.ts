@@ -9,6 +9,7 @@ import { migrate } from "./migrations.js";
 import { sqlAccounts } from "./sql/accounts.js";
 import { sqlApiKeys } from "./sql/api-keys.js";
 import { createSqlContext, type SqlContext } from "./sql/context.js";
+import { sqlDataStores } from "./sql/data-stores.js";
 import { sqlDedupe } from "./sql/dedupe.js";
 import { sqlDeliveries } from "./sql/deliveries.js";
 import { sqlDeployedComponents } from "./sql/deployed-components.js";
@@ -19,6 +20,7 @@ import { sqlExecutionQueue, sqlExecutions } from "./sql/executions.js";
 import { sqlKv } from "./sql/kv.js";
 import { sqlLogs } from "./sql/logs.js";
 import { sqlQueue } from "./sql/queue.js";
+import { sqlReplays } from "./sql/replays.js";
 import { sqlSavedComponents } from "./sql/saved-components.js";
 import { sqlSettings } from "./sql/settings.js";
 import { sqlSubscriptions } from "./sql/subscriptions.js";
@@ -89,11 +91,13 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
     deployedComponents: sqlDeployedComponents(c),
     dedupe: sqlDedupe(c),
     kv: sqlKv(c),
+    dataStores: sqlDataStores(c),
     emits: sqlEmits(c),
     events: sqlEvents(c),
     logs: sqlLogs(c),
     webhooks: sqlWebhooks(c),
     subscriptions: sqlSubscriptions(c),
+    replays: sqlReplays(c),
     timers: sqlTimers(c),
     deliveries: sqlDeliveries(c),
     settings: sqlSettings(c),

@@ -2,23 +2,36 @@ import { PGlite } from "@electric-sql/pglite";
 import { describe, expect, it } from "vitest";
 import { createSqlStore, pgliteClient, type SqlClient } from "../src/index.js";
 
-/** PGlite's client, counting transactions; a statement whose parameters hold "poison" fails. */
+/**
+ * PGlite's client, counting transactions and the statements of each kind inside them; a statement
+ * whose parameters (or the arrays among them) hold "poison" fails.
+ */
 function countingClient(db: PGlite) {
   const inner = pgliteClient(db);
-  const counts = { transactions: 0 };
-  const poisoned = (params?: unknown[]) =>
-    (params ?? []).some((p) => typeof p === "string" && p.includes("poison"));
+  const counts = { transactions: 0, statements: new Map<string, number>() };
+  const poisoned = (params?: unknown[]): boolean =>
+    (params ?? []).some((p) =>
+      Array.isArray(p) ? poisoned(p) : typeof p === "string" && p.includes("poison"),
+    );
+  const kind = (text: string) =>
+    /INSERT INTO events\b/.test(text)
+      ? "emit write"
+      : (/^\s*(INSERT INTO \w+|SELECT pg_notify)/.exec(text)?.[1] ?? "other");
+  const counted =
+    (query: SqlClient["query"]): SqlClient["query"] =>
+    (text, params) => {
+      counts.statements.set(kind(text), (counts.statements.get(kind(text)) ?? 0) + 1);
+      if (poisoned(params)) return Promise.reject(new Error("poisoned statement"));
+      return query(text, params);
+    };
   const client: SqlClient = {
-    query: (text, params) => inner.query(text, params),
+    // A group of emits alone is one statement, sent without a transaction.
+    query: counted((text, params) => inner.query(text, params)),
+    singleConnection: true,
     transaction(fn) {
       counts.transactions++;
       return (inner.transaction as NonNullable<SqlClient["transaction"]>)((tx) =>
-        fn({
-          query(text, params) {
-            if (poisoned(params)) return Promise.reject(new Error("poisoned statement"));
-            return tx.query(text, params);
-          },
-        }),
+        fn({ query: counted((text, params) => tx.query(text, params)) }),
       );
     },
   };
@@ -40,6 +53,7 @@ describe("group commit (PGlite)", () => {
       });
       await store.subscriptions.create({ workspaceId: ws.id, emitterId: "dc_1", listenerId: webhook.id });
       const before = counts.transactions;
+      const writesBefore = counts.statements.get("emit write") ?? 0;
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           store.emits.commit({
@@ -49,8 +63,9 @@ describe("group commit (PGlite)", () => {
           }),
         ),
       );
-      // The first commit runs alone; the 19 queued behind it share the next transaction(s).
-      expect(counts.transactions - before).toBeLessThan(20);
+      // The first commit runs alone; the 19 queued behind it share the next statement(s).
+      expect((counts.statements.get("emit write") ?? 0) - writesBefore).toBeLessThan(20);
+      expect(counts.transactions - before).toBe(0);
       expect(results.map((events) => events.map((e) => e.body))).toEqual(
         Array.from({ length: 20 }, (_, i) => [{ i }]),
       );
@@ -89,6 +104,93 @@ describe("group commit (PGlite)", () => {
         { n: 1 },
         { n: 3 },
       ]);
+      await store.close();
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  it("writes a group's events, deliveries, dedupe states and notices with one statement; a failing caller fails alone", async () => {
+    const db = await PGlite.create();
+    try {
+      const { client, counts } = countingClient(db);
+      const store = await createSqlStore(client);
+      const ws = await store.workspaces.create({ name: "group" });
+      const hooks = await Promise.all(
+        ["a", "b"].map((name) =>
+          store.webhooks.create({
+            workspaceId: ws.id,
+            url: `http://127.0.0.1:9/${name}`,
+            active: true,
+            secrets: [{ value: "x", createdAt: 1 }],
+          }),
+        ),
+      );
+      // The second webhook's filter, evaluated before the outbox row: only events with n >= 2.
+      await store.subscriptions.create({
+        workspaceId: ws.id,
+        emitterId: "dc_1",
+        listenerId: hooks[0]?.id as string,
+      });
+      await store.subscriptions.create({
+        workspaceId: ws.id,
+        emitterId: "dc_1",
+        listenerId: hooks[1]?.id as string,
+        filter: { "event.n": { $gte: 2 } },
+      });
+      await store.subscriptions.create({
+        workspaceId: ws.id,
+        emitterId: "dc_2",
+        listenerId: hooks[0]?.id as string,
+      });
+      const commit = (componentId: string, n: number | string, dedupeState?: unknown) =>
+        store.emits.commit({
+          workspaceId: ws.id,
+          componentId,
+          events: [
+            { channel: "default", ts: 1, body: { n } },
+            { channel: "default", ts: 2, body: { n, second: true } },
+          ],
+          ...(dedupeState === undefined ? {} : { dedupeState }),
+        });
+      // A first commit holds the connection, so the next ones queue and share a group.
+      const first = commit("dc_1", -1);
+      const batched = [commit("dc_1", 0, { last: 0 }), commit("dc_2", 1), commit("dc_1", 2, { last: 2 })];
+      await first;
+      counts.statements.clear();
+      const ok = await Promise.all(batched);
+      expect(counts.statements.get("emit write")).toBe(1);
+      expect(counts.statements.get("INSERT INTO deliveries")).toBeUndefined();
+      expect(counts.statements.get("INSERT INTO dedupe")).toBeUndefined();
+      expect(counts.statements.get("SELECT pg_notify")).toBeUndefined();
+      expect(ok.map((events) => events.map((e) => e.deliveryIds.length))).toEqual([
+        [1, 1],
+        [1, 1],
+        [2, 2],
+      ]);
+      const seqs = ok.flat().map((e) => e.seq);
+      expect(seqs.every((seq) => seq > 0)).toBe(true);
+      expect([...seqs].sort((a, b) => a - b)).toEqual(seqs); // the callers' order, then each caller's
+      expect(await store.dedupe.get("dc_1")).toEqual({ last: 2 }); // the later caller's state wins
+
+      // One caller's refused event: the others of its group are written, with their deliveries.
+      const second = commit("dc_1", 10);
+      const settled = await Promise.allSettled([
+        commit("dc_1", 11),
+        commit("dc_2", "poison", { last: "poison" }),
+        commit("dc_1", 13, { last: 13 }),
+      ]);
+      await second;
+      expect(settled.map((s) => s.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      const stored = (await store.events.list(ws.id, "dc_1", { limit: 100 })).items;
+      expect(stored.filter((e) => [11, 13].includes((e.body as { n: number }).n))).toHaveLength(4);
+      expect((await store.events.list(ws.id, "dc_2", { limit: 100 })).items).toHaveLength(2); // n=1 only
+      expect(await store.dedupe.get("dc_1")).toEqual({ last: 13 });
+      for (const result of settled)
+        if (result.status === "fulfilled")
+          for (const event of result.value)
+            for (const id of event.deliveryIds)
+              expect((await store.deliveries.get(ws.id, id))?.state).toBe("pending");
       await store.close();
     } finally {
       await db.close();

@@ -159,4 +159,45 @@ describe("notifications between two stores on one PGlite", () => {
     unsubscribe?.();
     await Promise.all([a.close(), b.close(), off.close()]);
   });
+
+  it("announces every event of a group: small commits by the write itself, a large one afterwards", async () => {
+    const a = await createSqlStore(pgliteClient(db));
+    const b = await createSqlStore(pgliteClient(db));
+    const seen: StoreNotice[] = [];
+    const unsubscribe = a.notifications?.subscribe((notice) => seen.push(notice));
+    const ws = await b.workspaces.create({ name: "many" });
+    const commit = (componentId: string, n: number) =>
+      b.emits.commit({
+        workspaceId: ws.id,
+        componentId,
+        events: Array.from({ length: n }, (_, i) => ({ channel: "default", ts: i, body: { i } })),
+      });
+    // The first holds the connection; the next three share a group (MAX_SQL_NOTICE_EVENTS is 100).
+    const first = commit("dc_a", 1);
+    const [small, large, other] = await Promise.all([
+      commit("dc_a", 3),
+      commit("dc_b", 250),
+      commit("dc_a", 2),
+    ]);
+    await first;
+    const expected = new Map<string, number[]>([
+      ["dc_a", [...(await first), ...(small ?? []), ...(other ?? [])].map((e) => e.seq)],
+      ["dc_b", (large ?? []).map((e) => e.seq)],
+    ]);
+    const announced = () => {
+      const got = new Map<string, number[]>();
+      for (const n of seen)
+        if (n.kind === "events") got.set(n.emitterId, [...(got.get(n.emitterId) ?? []), ...n.seqs]);
+      return got;
+    };
+    await until(() => announced().get("dc_b")?.length === 250 && announced().get("dc_a")?.length === 6);
+    for (const [emitter, seqs] of expected) {
+      expect([...(announced().get(emitter) ?? [])].sort((x, y) => x - y)).toEqual(
+        [...seqs].sort((x, y) => x - y),
+      );
+    }
+    expect(seen.every((n) => !n.local)).toBe(true);
+    unsubscribe?.();
+    await Promise.all([a.close(), b.close()]);
+  });
 });

@@ -137,3 +137,26 @@ export async function checkKey(key: string): Promise<boolean> {
 
 /** `encodeURIComponent` for path segments. */
 export const seg = encodeURIComponent;
+
+let openapi:
+  | Promise<{ paths?: Record<string, Record<string, { parameters?: { name: string }[] }>> }>
+  | undefined;
+
+/**
+ * Whether this server's API has `method path` (as its OpenAPI document spells it, such as
+ * `/v1/workflows/{id}/event_summaries`) and, when given, the query parameter `param`. The app asks
+ * before using what only newer servers have; the document is read once per page load.
+ */
+export async function apiHas(method: string, path: string, param?: string): Promise<boolean> {
+  openapi ??= call("GET", "/v1/openapi.json").catch(() => ({})) as NonNullable<typeof openapi>;
+  const op = (await openapi).paths?.[path]?.[method.toLowerCase()];
+  if (!op) return false;
+  return param === undefined || (op.parameters ?? []).some((p) => p.name === param);
+}
+
+/** Whether this server's API has `method` on a path matching `pattern` (see {@link apiHas}). */
+export async function apiHasMatching(method: string, pattern: RegExp): Promise<boolean> {
+  openapi ??= call("GET", "/v1/openapi.json").catch(() => ({})) as NonNullable<typeof openapi>;
+  const paths = (await openapi).paths ?? {};
+  return Object.entries(paths).some(([p, ops]) => pattern.test(p) && ops[method.toLowerCase()] !== undefined);
+}

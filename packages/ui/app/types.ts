@@ -32,6 +32,8 @@ export interface Source {
   configured_props: Record<string, unknown>;
   active: boolean;
   endpoint_url: string | null;
+  /** When an active timer source runs next (epoch seconds); absent on older servers. */
+  next_run_at?: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -77,6 +79,8 @@ export interface Subscription {
   emitter_id: string;
   listener_id: string;
   event_name: string | null;
+  /** Only events matching this filter become deliveries (docs/rest-api.md#filters). */
+  filter?: Record<string, unknown> | null;
   created_at: number;
 }
 
@@ -140,6 +144,8 @@ export interface Workflow {
   active: boolean;
   trigger: WorkflowTrigger;
   steps: { name: string; component_id?: string; component_key?: string; component_code?: string }[];
+  /** When an active timer workflow runs next (epoch seconds); absent on older servers. */
+  next_run_at?: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -172,4 +178,17 @@ export interface Execution {
   started_at_ms?: number | null;
   finished_at?: number | null;
   finished_at_ms?: number | null;
+}
+
+/** `GET /v1/webhooks/{id}/metrics`: a webhook's delivery health over a window. */
+export interface WebhookMetrics {
+  webhook_id: string;
+  since: number;
+  until: number;
+  attempts: number;
+  succeeded: number;
+  failed: number;
+  success_rate: number | null;
+  status_classes: Record<string, number>;
+  latency_ms: { p50: number | null; p95: number | null; p99: number | null };
 }

@@ -295,3 +295,20 @@ export function TextField({
     </div>
   );
 }
+
+/**
+ * A timer's next run (`next_run_at`, epoch seconds, as the API reports it): "next run in 4 minutes"
+ * with the exact time beside it; nothing when the API reports none (inactive, or an older server).
+ */
+export function NextRun({ at }: { at: number | null | undefined }) {
+  if (typeof at !== "number") return null;
+  const date = new Date(at * 1000);
+  return (
+    <span class="next-run">
+      {" · next run "}
+      {/* A page left open past the tick: the server runs it (and moves next_run_at) any moment. */}
+      <time dateTime={date.toISOString()}>{at * 1000 <= Date.now() ? "due now" : relative(at * 1000)}</time>
+      <span class="muted"> ({date.toLocaleString()})</span>
+    </span>
+  );
+}

@@ -160,7 +160,10 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
     receiver.status = 200;
     await failed.getByRole("button", { name: /^Retry delivery/ }).click();
     await page.locator('tbody[data-status="succeeded"]').waitFor({ timeout: 45_000 });
-    await page.getByRole("img", { name: /: 1 succeeded, 0 failed, 0 pending\./ }).waitFor();
+    // The delivery-rate chart (GET /v1/webhooks/{id}/metrics, read every 10 s): both attempts.
+    await page
+      .getByRole("img", { name: /: 2 attempts, 1 succeeded, 1 failed, success rate 50%\./ })
+      .waitFor({ timeout: 45_000 });
 
     // Another failure, re-sent by recovering the last hour's failed deliveries.
     receiver.status = 500;
@@ -175,7 +178,7 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
     await page.getByRole("button", { name: "Recover" }).click();
     await page.getByText("Recovered 1 failed delivery.").waitFor();
     await page
-      .getByRole("img", { name: /: 2 succeeded, 0 failed, 0 pending\./ })
+      .getByRole("img", { name: /: 4 attempts, 2 succeeded, 2 failed, success rate 50%\./ })
       .waitFor({ timeout: 45_000 });
     expect(receiver.requests.filter((r) => r.path === "/hook").map((r) => JSON.parse(r.body).name)).toEqual([
       "Linus",
@@ -293,7 +296,8 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the web application in chromium"
     const failed = page.getByRole("region", { name: /^check/ });
     await failed.getByRole("alert").getByText("Error: tax too high: 250").waitFor();
     const failedUrl = page.url();
-    await page.getByRole("button", { name: "Replay with this event" }).click();
+    await page.getByText("Replay…").click();
+    await page.getByRole("button", { name: /^Replay( with this event)?$/ }).click();
     await page.waitForURL((u) => u.href !== failedUrl && /\?run=exe_/.test(u.href));
     await page
       .getByRole("region", { name: /^check/ })

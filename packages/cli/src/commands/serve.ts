@@ -46,8 +46,8 @@ async function _openStore(opts: {
     const store = createMemoryStore();
     return { store, label: "memory (nothing is kept)", close: () => store.close() };
   }
-  const sql = await import("@hookline/store-sql");
   if (opts.databaseUrl) {
+    const sql = await import("@hookline/store-sql");
     const { default: pg } = await import("pg");
     const pool = new pg.Pool({ connectionString: opts.databaseUrl });
     const store = await sql.createSqlStore(sql.pgPoolClient(pool));
@@ -62,14 +62,20 @@ async function _openStore(opts: {
     };
   }
   const dir = join(opts.dataDir, "pglite");
-  const db = await sql.openPglite(dir).catch((error: unknown) => {
+  // PGlite on a thread of its own, so that its statements never hold the server's event loop. The
+  // thread starts from a small entry, before the store's other modules load (PGlite opens meanwhile).
+  const thread = await import("@hookline/store-sql/pglite-thread");
+  const opening = thread.openPgliteThread(dir).catch((error: unknown) => {
     // Another server holds the folder (PGlite is one process): say which, and how to go on.
-    if (error instanceof sql.DataDirLockedError) {
+    if (error instanceof thread.DataDirLockedError) {
       throw new CliError("data_dir_locked", `${error.message} (--data-dir ${opts.dataDir})`);
     }
     throw error;
   });
-  const store = await sql.createSqlStore(sql.pgliteClient(db));
+  opening.catch(() => undefined);
+  const sql = await import("@hookline/store-sql");
+  const db = await opening;
+  const store = await sql.createSqlStore(db);
   return {
     store,
     label: `PGlite ${dir}`,
@@ -180,6 +186,14 @@ export default defineCommand({
     const dataDir = memory ? undefined : resolve(_str(args, "data-dir") ?? DEFAULT_DATA_DIR);
     if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 
+    // The store opens while the server's modules load (PGlite compiles its WebAssembly meanwhile):
+    // a restart's two longest steps overlap. A start refused below closes it again.
+    const opening = _openStore({ memory, databaseUrl, dataDir: dataDir ?? "" });
+    opening.catch(() => undefined);
+    const refuse = async (error: unknown): Promise<never> => {
+      await opening.then((o) => o.close()).catch(() => undefined);
+      throw error;
+    };
     const [
       { createHookline, destinationsFromEnv },
       { createHandler },
@@ -190,12 +204,19 @@ export default defineCommand({
       import("@hookline/http"),
       import("@hookline/http/node"),
       import("@hookline/ui"),
-    ]);
-    // Checked before anything opens: a misconfigured destination stops the start.
-    const destinations = _serveDestinations(process.env, destinationsFromEnv);
-    const npm = _packagesOptions(args, join(dataDir ?? tmpdir(), dataDir ? "packages" : "hookline-packages"));
-    const secrets = _secretsKey(dataDir);
-    const opened = await _openStore({ memory, databaseUrl, dataDir: dataDir ?? "" });
+    ]).catch(refuse);
+    // A misconfigured destination stops the start (before the engine starts anything).
+    let destinations: ReturnType<typeof _serveDestinations>;
+    let npm: ReturnType<typeof _packagesOptions>;
+    let secrets: ReturnType<typeof _secretsKey>;
+    try {
+      destinations = _serveDestinations(process.env, destinationsFromEnv);
+      npm = _packagesOptions(args, join(dataDir ?? tmpdir(), dataDir ? "packages" : "hookline-packages"));
+      secrets = _secretsKey(dataDir);
+    } catch (error) {
+      return refuse(error);
+    }
+    const opened = await opening;
 
     // Listen first so `--port 0` knows its port before the engine builds endpoint URLs.
     let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;

@@ -1,6 +1,7 @@
 /**
- * `pd workflows create|update|list|get|run|executions|logs|activate|deactivate|delete`: workflows
- * from a file kept in git (YAML or JSON, docs/workflows.md), running them and reading their runs.
+ * `pd workflows create|update|list|get|run|replay|executions|logs|activate|deactivate|delete`:
+ * workflows from a file kept in git (YAML or JSON, docs/workflows.md), running and replaying them
+ * and reading their runs.
  */
 import type { ApiClient } from "../_api.js";
 import { listAll } from "../_api.js";
@@ -67,6 +68,18 @@ const setActive =
       out(`${style.green("✔")} ${updated.name} (${updated.id}) is ${updated.active ? "active" : "inactive"}`);
   };
 
+/** The execution once it ended (a replay is queued, run by the server, read back until it ends). */
+async function _finished(client: ApiClient, workflowId: string, exe: ExecutionJson): Promise<ExecutionJson> {
+  const path = `/v1/workflows/${workflowId}/executions/${exe.id}`;
+  let current = exe;
+  for (let wait = 25; current.status === "queued" || current.status === "running"; ) {
+    await new Promise((r) => setTimeout(r, wait));
+    wait = Math.min(wait * 2, 500);
+    current = await client.request<ExecutionJson>("GET", path);
+  }
+  return current;
+}
+
 /** A failed run exits 1 with the failing step's error; an exit is a success. */
 function _failIfFailed(exe: ExecutionJson): void {
   if (exe.status !== "failed") return;
@@ -126,6 +139,27 @@ const ACTIONS: Record<string, Action> = {
     _failIfFailed(exe);
   },
 
+  async replay(client, args, json) {
+    const usage = "workflows replay <id|name> <exe_id> [--from-step NAME] [--event JSON | --event-file FILE]";
+    const w = await resolveWorkflow(client, _required(args, 1, usage));
+    const exeId = _required(args, 2, usage);
+    const body: Record<string, unknown> = _event(_str(args, "event"), _str(args, "event-file"));
+    const fromStep = _str(args, "from-step");
+    if (fromStep !== undefined) body.from_step = fromStep;
+    let exe = await client.request<ExecutionJson>(
+      "POST",
+      `/v1/workflows/${w.id}/executions/${encodeURIComponent(exeId)}/replay`,
+      body,
+    );
+    if (!_flag(args, "async")) exe = await _finished(client, w.id, exe);
+    if (json) printJson(exe);
+    else {
+      out(`${style.dim(`replay of ${exeId}`)}`);
+      _printExecution(exe);
+    }
+    _failIfFailed(exe);
+  },
+
   async executions(client, args, json) {
     const w = await resolveWorkflow(client, _required(args, 1, "workflows executions <id|name> [-n 20]"));
     const limit = _int(args, "limit", 20, 1, 100);
@@ -171,6 +205,7 @@ export default defineCommand({
     "workflows list",
     "workflows get <id|name>",
     "workflows run <id|name> [--event JSON | --event-file FILE] [--async]",
+    "workflows replay <id|name> <exe_id> [--from-step NAME] [--event JSON | --event-file FILE] [--async]",
     "workflows executions <id|name> [-n 20]",
     "workflows logs <id|name> [exe_id]   (the steps of one execution, default the newest)",
     "workflows activate|deactivate|delete <id|name>   (every action takes --json and -p PROFILE)",
@@ -179,6 +214,7 @@ export default defineCommand({
     event: { type: "string" },
     "event-file": { type: "string" },
     async: { type: "boolean" },
+    "from-step": { type: "string" },
     inactive: { type: "boolean" },
     limit: { type: "string", short: "n" },
     ..._jsonOption,

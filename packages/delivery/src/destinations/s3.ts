@@ -4,7 +4,8 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { AwsV4Signer } from "aws4fetch";
-import { createGuardedFetch, RequestTimeoutError } from "../guarded-fetch.js";
+import { createGuardedFetch } from "../guarded-fetch.js";
+import { RequestTimeoutError } from "../guarded-send.js";
 import { SsrfError, type SsrfGuardOptions } from "../ssrf.js";
 import { DEFAULT_TIMEOUT_MS } from "../transport.js";
 import { ConfigCheck, checkTimeout, headerValue, type SettingNames } from "./config.js";

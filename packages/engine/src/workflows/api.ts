@@ -6,13 +6,18 @@
 import { HooklineError } from "@hookline/core";
 import type { Timer, Workflow } from "@hookline/store";
 import type { EngineContext } from "../context.js";
+import { searchEvents } from "../event-search.js";
 import type { IngressRequest } from "../http-event.js";
 import type { IngressResponse } from "../types.js";
 import { notFound, prepareWorkflow } from "./definition.js";
 import { createEnvApi } from "./env.js";
-import { createExecutor, type Executor } from "./executor.js";
+import { createExecutor, type Executor, queueFull } from "./executor.js";
+import { useFlowToken } from "./flow-tokens.js";
+import { replayExecution, replayMany } from "./replay.js";
+import { checkEventSize } from "./run-size.js";
 import { createStepCache, disposeSteps, forgetWorkflow, type StepCache } from "./steps.js";
 import { wfStores } from "./stores.js";
+import { createTriggerCache } from "./trigger-cache.js";
 import { onSourceEvent, scheduleWorkflowTimer, workflowIngress, workflowTick } from "./triggers.js";
 import type { EnvApi, WorkflowsApi } from "./types.js";
 import { executionView, workflowView } from "./views.js";
@@ -39,27 +44,45 @@ export interface Workflows {
 }
 
 /** Builds the workflow machinery and subscribes it to the engine's emits (source triggers). @internal */
-export function createWorkflows(ctx: EngineContext, onEmit: (handler: OnEmit) => void): Workflows {
+export function createWorkflows(
+  ctx: EngineContext,
+  leaseMs: number | undefined,
+  onEmit: (handler: OnEmit) => void,
+): Workflows {
   const cache = createStepCache();
-  // Endpoints seen to be workflows': their requests skip the source lookup (the store is still read).
+  // Endpoints seen to be workflows': their requests skip the source lookup.
   const endpoints = new Set<string>();
-  const executor = createExecutor(ctx, cache);
+  const executor = createExecutor(ctx, cache, leaseMs);
   const stores = () => wfStores(ctx.store);
-  const view = (w: Workflow) => workflowView(w, ctx.baseUrl);
+  const view = async (w: Workflow) => {
+    const v = workflowView(w, ctx.baseUrl);
+    const timer = w.trigger.type === "timer" ? await ctx.store.timers.get(w.workspaceId, w.id) : undefined;
+    if (timer) v.nextRunAt = timer.nextAt;
+    return v;
+  };
   const find = async (workspaceId: string, id: string): Promise<Workflow> => {
     const wf = await stores().workflows.get(workspaceId, id);
     if (!wf) throw notFound(id);
     return wf;
   };
+  const findExecution = async (workspaceId: string, id: string, executionId: string) => {
+    const exe = await stores().executions.get(workspaceId, executionId);
+    if (!exe || exe.workflowId !== id) {
+      throw new HooklineError("not_found", `No execution ${executionId} of workflow ${id}`);
+    }
+    return exe;
+  };
 
+  const triggers = createTriggerCache(ctx);
   onEmit((workspaceId, sourceId, event) => {
-    void onSourceEvent(ctx, executor, workspaceId, sourceId, event).catch(() => undefined);
+    void onSourceEvent(executor, triggers, workspaceId, sourceId, event).catch(() => undefined);
   });
 
   const api: WorkflowsApi = {
     async create(workspaceId, definition) {
       const prepared = await prepareWorkflow(ctx, cache, workspaceId, definition);
       const wf = await stores().workflows.create({ workspaceId, ...prepared });
+      triggers.forget();
       await scheduleWorkflowTimer(ctx, wf);
       return view(wf);
     },
@@ -68,7 +91,7 @@ export function createWorkflows(ctx: EngineContext, onEmit: (handler: OnEmit) =>
     },
     async list(workspaceId, options) {
       const page = await stores().workflows.list(workspaceId, options);
-      return { ...page, items: page.items.map(view) };
+      return { ...page, items: await Promise.all(page.items.map(view)) };
     },
     async update(workspaceId, id, update) {
       const previous = await find(workspaceId, id);
@@ -77,24 +100,40 @@ export function createWorkflows(ctx: EngineContext, onEmit: (handler: OnEmit) =>
         ...prepared,
         endpointId: prepared.endpointId ?? null,
         sourceId: prepared.sourceId ?? null,
+        settings: prepared.settings ?? null,
+        limits: prepared.limits ?? null,
       });
+      triggers.forget();
       if (!wf) throw notFound(id);
       forgetWorkflow(cache, id);
       await scheduleWorkflowTimer(ctx, wf);
       return view(wf);
     },
     async delete(workspaceId, id) {
-      if (!(await stores().workflows.delete(workspaceId, id))) throw notFound(id);
+      const deleted = await stores().workflows.delete(workspaceId, id);
+      triggers.forget();
+      if (!deleted) throw notFound(id);
       forgetWorkflow(cache, id);
       await ctx.store.timers.delete(id);
     },
     async run(workspaceId, id, options = {}) {
       const wf = await find(workspaceId, id);
+      checkEventSize(ctx.limits.maxExecutionBytes, options.event ?? {});
       const input = {
         trigger: "manual" as const,
         event: options.event ?? {},
         context: { trigger: "manual" },
       };
+      const retryAfter = await queueFull(ctx, wf);
+      if (retryAfter !== undefined) {
+        throw new HooklineError(
+          "rate_limited",
+          `This workflow's queue is full (queue_size ${wf.limits?.queueSize})`,
+          {
+            retry_after: retryAfter,
+          },
+        );
+      }
       const exe = options.async ? await executor.enqueue(wf, input) : await executor.runNow(wf, input);
       return executionView(exe);
     },
@@ -105,20 +144,25 @@ export function createWorkflows(ctx: EngineContext, onEmit: (handler: OnEmit) =>
     },
     async execution(workspaceId, id, executionId) {
       await find(workspaceId, id);
-      const exe = await stores().executions.get(workspaceId, executionId);
-      if (!exe || exe.workflowId !== id) {
-        throw new HooklineError("not_found", `No execution ${executionId} of workflow ${id}`);
-      }
-      return executionView(exe);
+      return executionView(await findExecution(workspaceId, id, executionId));
+    },
+    async replay(workspaceId, id, executionId, options) {
+      const wf = await find(workspaceId, id);
+      const original = await findExecution(workspaceId, id, executionId);
+      return executionView(await replayExecution(ctx, executor, wf, original, options));
+    },
+    async replayMany(workspaceId, id, options) {
+      return replayMany(ctx, executor, await find(workspaceId, id), options);
     },
     async events(workspaceId, id, options) {
       await find(workspaceId, id);
-      return ctx.store.events.list(workspaceId, id, options);
+      return searchEvents(ctx.store, workspaceId, id, options);
     },
     async deleteEvents(workspaceId, id, ids) {
       await find(workspaceId, id);
       return ctx.store.events.delete(workspaceId, id, ids);
     },
+    flow: (kind, executionId, token, data) => useFlowToken(ctx, executor, kind, executionId, token, data),
   };
 
   return {
@@ -127,7 +171,7 @@ export function createWorkflows(ctx: EngineContext, onEmit: (handler: OnEmit) =>
     executor,
     cache,
     async ingress(endpointId, request) {
-      const wf = await ctx.store.workflows?.getByEndpoint(endpointId);
+      const wf = await triggers.byEndpoint(endpointId);
       if (!wf) {
         endpoints.delete(endpointId);
         return undefined;

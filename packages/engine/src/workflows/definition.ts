@@ -4,15 +4,18 @@
  * the source of a source trigger exists), all problems at once as 422 `invalid_workflow`.
  */
 import {
+  type ConcurrencyLimit,
   HooklineError,
   newId,
   type Problem,
+  type ThrottleLimit,
   validateWorkflow,
   type WorkflowDefinition,
 } from "@hookline/core";
-import type { CreateWorkflowInput, Workflow } from "@hookline/store";
+import type { CreateWorkflowInput, Workflow, WorkflowLimits } from "@hookline/store";
 import type { EngineContext } from "../context.js";
 import { prepareStep, type StepCache, stepError } from "./steps.js";
+import type { SettingKey, WorkflowUpdate } from "./types.js";
 
 /** What a create or update stores. @internal */
 export type PreparedWorkflow = Omit<CreateWorkflowInput, "workspaceId" | "id">;
@@ -26,17 +29,24 @@ export async function prepareWorkflow(
   ctx: EngineContext,
   cache: StepCache,
   workspaceId: string,
-  definition: Partial<WorkflowDefinition>,
+  definition: WorkflowUpdate,
   previous?: Workflow,
 ): Promise<PreparedWorkflow> {
   if (typeof definition !== "object" || definition === null || Array.isArray(definition)) {
     throw stepError([{ code: "invalid_type", path: "", message: "a workflow is an object" }]);
+  }
+  // Run settings: given (null removes one), or kept from the stored workflow.
+  const settings: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const value = definition[key] !== undefined ? definition[key] : previous?.settings?.[key];
+    if (value !== undefined && value !== null) settings[key] = value;
   }
   const merged = {
     name: definition.name ?? previous?.name,
     trigger: definition.trigger ?? stripTrigger(previous?.trigger),
     steps: definition.steps ?? previous?.steps,
     ...(definition.active !== undefined ? { active: definition.active } : {}),
+    ...settings,
   };
   const problems = validateWorkflow(merged);
   if (problems.length > 0) throw stepError(problems);
@@ -60,7 +70,22 @@ export async function prepareWorkflow(
   let sourceId: string | undefined;
   if (trigger.type === "source") {
     sourceId = String(trigger.source_id);
-    if (!(await ctx.store.deployedComponents.get(workspaceId, sourceId))) {
+    if (sourceId.startsWith("p_")) {
+      // Another workflow's $errors (core checked event_name).
+      if (sourceId === previous?.id) {
+        found.push({
+          code: "invalid_trigger",
+          path: "trigger.source_id",
+          message: "A workflow cannot trigger on its own $errors",
+        });
+      } else if (!(await ctx.store.workflows?.get(workspaceId, sourceId))) {
+        found.push({
+          code: "not_found",
+          path: "trigger.source_id",
+          message: `No workflow ${sourceId} in this workspace`,
+        });
+      }
+    } else if (!(await ctx.store.deployedComponents.get(workspaceId, sourceId))) {
       found.push({
         code: "not_found",
         path: "trigger.source_id",
@@ -75,9 +100,28 @@ export async function prepareWorkflow(
     steps,
     active: merged.active ?? previous?.active ?? true,
   };
+  if (Object.keys(settings).length > 0) out.settings = settings;
+  const limits = limitsOf(settings);
+  if (limits) out.limits = limits;
   if (trigger.type === "http") out.endpointId = previous?.endpointId ?? newId("en");
   if (sourceId) out.sourceId = sourceId;
   return out;
+}
+
+/** The settings a workflow keeps beside its trigger and steps. */
+const SETTING_KEYS: SettingKey[] = ["retry", "concurrency", "throttle", "queue_size"];
+
+/** The store's limits of validated settings (undefined: none). */
+function limitsOf(settings: Record<string, unknown>): WorkflowLimits | undefined {
+  const concurrency = settings.concurrency as ConcurrencyLimit | undefined;
+  const throttle = settings.throttle as ThrottleLimit | undefined;
+  const queueSize = settings.queue_size as number | undefined;
+  const limits: WorkflowLimits = {
+    ...(concurrency ? { maxRunning: concurrency.max } : {}),
+    ...(throttle ? { throttleLimit: throttle.limit, throttleIntervalMs: throttle.interval_ms } : {}),
+    ...(queueSize !== undefined ? { queueSize } : {}),
+  };
+  return Object.keys(limits).length > 0 ? limits : undefined;
 }
 
 /** A trigger without the fields the engine adds to views (`endpoint_id`, `endpoint_url`). */

@@ -13,6 +13,22 @@ import { wfStores } from "./stores.js";
 /** How many executions one node runs at once. */
 const MAX_RUNNING = 32;
 
+/** Whether the claim must start a workflow's runs (it has a concurrency or throttle limit). @internal */
+export const isLimited = (wf: Workflow): boolean =>
+  wf.limits?.maxRunning !== undefined || wf.limits?.throttleLimit !== undefined;
+
+/**
+ * Whether a workflow's queue is full (`queue_size` runs queued): the seconds to wait before trying
+ * again, or undefined when there is room. @internal
+ */
+export async function queueFull(ctx: EngineContext, wf: Workflow): Promise<number | undefined> {
+  const size = wf.limits?.queueSize;
+  if (size === undefined) return undefined;
+  const queued = await wfStores(ctx.store).executions.countQueued(wf.id);
+  if (queued < size) return undefined;
+  return Math.max(1, Math.ceil((wf.limits?.throttleIntervalMs ?? 1_000) / 1_000));
+}
+
 /** What starts an execution. @internal */
 export interface StartInput {
   trigger: ExecutionTrigger;
@@ -22,7 +38,10 @@ export interface StartInput {
 
 /** The executor of one engine. @internal */
 export interface Executor {
-  /** Accepts an execution leased to this node and runs it; resolves with the final record. */
+  /**
+   * Accepts an execution leased to this node and runs it; resolves with the final record (a
+   * workflow with limits: queues it and resolves with the `queued` record).
+   */
   runNow(wf: Workflow, input: StartInput, hooks?: RunHooks): Promise<Execution>;
   /**
    * Accepts an execution leased to this node (durably: it is stored before this resolves), then runs
@@ -39,8 +58,9 @@ export interface Executor {
 }
 
 /** Creates the executor. @internal */
-export function createExecutor(ctx: EngineContext, cache: StepCache): Executor {
+export function createExecutor(ctx: EngineContext, cache: StepCache, leaseMs = EXECUTION_LEASE_MS): Executor {
   const running = new Set<Promise<unknown>>();
+  const wakeTimers = new Set<NodeJS.Timeout>();
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let claiming: Promise<void> | undefined;
@@ -63,7 +83,7 @@ export function createExecutor(ctx: EngineContext, cache: StepCache): Executor {
       status,
       steps: wf.steps.map((s) => pendingStep(String(s.name))),
       ...(status === "running"
-        ? { leaseOwner: ctx.nodeId, leaseExpiresAt: now + EXECUTION_LEASE_MS, startedAt: now }
+        ? { leaseOwner: ctx.nodeId, leaseExpiresAt: now + leaseMs, startedAt: now }
         : {}),
     });
     ctx.notify("execution", { workspaceId: wf.workspaceId, workflowId: wf.id, executionId: exe.id, status });
@@ -82,7 +102,25 @@ export function createExecutor(ctx: EngineContext, cache: StepCache): Executor {
       });
       return;
     }
-    await runExecution(ctx, cache, wf, exe);
+    await run(wf, exe);
+  }
+
+  /** Runs an execution; one that pauses or waits for a retry soon wakes this node when it is due. */
+  async function run(wf: Workflow, exe: Execution, hooks: RunHooks = {}): Promise<Execution> {
+    const out = await runExecution(ctx, cache, wf, exe, { ...hooks, leaseMs });
+    const wait = out.runAt === undefined ? undefined : out.runAt - ctx.clock.now();
+    if (wait !== undefined && wait < 60_000 && !closed) {
+      const timer = setTimeout(
+        () => {
+          wakeTimers.delete(timer);
+          wake();
+        },
+        Math.max(0, wait),
+      );
+      timer.unref?.();
+      wakeTimers.add(timer);
+    }
+    return out;
   }
 
   async function claimLoop(): Promise<void> {
@@ -94,7 +132,7 @@ export function createExecutor(ctx: EngineContext, cache: StepCache): Executor {
       const claimed = await queue.claim({
         owner: ctx.nodeId,
         now: ctx.clock.now(),
-        leaseMs: EXECUTION_LEASE_MS,
+        leaseMs,
         limit: free,
       });
       for (const exe of claimed)
@@ -121,12 +159,15 @@ export function createExecutor(ctx: EngineContext, cache: StepCache): Executor {
 
   return {
     async runNow(wf, input, hooks) {
+      // A workflow with limits runs only through the queue's claim, which holds them.
+      if (isLimited(wf)) return this.enqueue(wf, input);
       const exe = await create(wf, input, "running");
-      return track(runExecution(ctx, cache, wf, exe, hooks));
+      return track(run(wf, exe, hooks));
     },
     async accept(wf, input, hooks) {
+      if (isLimited(wf)) return this.enqueue(wf, input);
       const exe = await create(wf, input, "running");
-      track(runExecution(ctx, cache, wf, exe, hooks)).catch(() => undefined);
+      track(run(wf, exe, hooks)).catch(() => undefined);
       return exe;
     },
     async enqueue(wf, input) {
@@ -154,6 +195,7 @@ export function createExecutor(ctx: EngineContext, cache: StepCache): Executor {
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
+      for (const t of wakeTimers) clearTimeout(t);
       await claiming;
       await Promise.allSettled([...running]);
     },

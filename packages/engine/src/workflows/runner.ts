@@ -1,29 +1,45 @@
 /**
- * Running one execution: each step in its sandbox with `$`, in order, over `steps` (the trigger's
- * event and context, and every earlier step's `$return_value` and exports); each step's record
- * written as it ends; `$.flow.exit` ends the run (`exited`), a throw fails it (`failed`, later
- * steps `skipped`, a `$errors` event emitted); `$.send.*` carried out after the step;
- * `$.respond` answered to the HTTP trigger (an `immediate` one when its step ends, the first
- * other one when the run ends).
+ * Running one execution, durably: it resumes at the first step that has not finished (`steps`
+ * rebuilt from the stored records, a finished step never runs again); each step's record is
+ * written as it starts (its attempt number) and as it ends, before the next step starts. A step
+ * runs in its sandbox with `$` over `steps`; `$.flow.exit` ends the run (`exited`); a throw is
+ * tried again later by the step's retry policy (the run goes back to the queue, due after the
+ * backoff), and fails the run on its last try (`failed`, later steps `skipped`, a `$errors` event
+ * emitted); `$.flow.delay`/`suspend`/`rerun` pause the run after the step (`delayed`,
+ * `suspended`); `$.send.*` is carried out after the step; `$.respond` answers the HTTP trigger.
  */
-import { HooklineError, validateRespond } from "@hookline/core";
+import { HooklineError, retryDelay } from "@hookline/core";
 import type { InvocationResult } from "@hookline/runtime";
-import type { Execution, ExecutionError, ExecutionStep, Workflow } from "@hookline/store";
+import type { Execution, ExecutionError, ExecutionPatch, ExecutionStep, Workflow } from "@hookline/store";
 import type { EngineContext } from "../context.js";
-import { commitEmits, screenEmits } from "../emit-pipeline.js";
-import { replyOf } from "../http-event.js";
 import { runtimeProps } from "../mounts.js";
 import type { IngressResponse } from "../types.js";
+import {
+  DEFAULT_MAX_RERUNS,
+  DEFAULT_SUSPEND_MS,
+  failedTries,
+  flowUrls,
+  hashToken,
+  INTERRUPTED,
+  interruptedTries,
+  MAX_INTERRUPTED,
+  MAX_PAUSE_MS,
+  newTokens,
+  resumePoint,
+  stepExports,
+  stepRetry,
+} from "./durable.js";
 import { readEnv } from "./env.js";
-import { sendExternal } from "./send-external.js";
+import { errorsEvent } from "./errors-event.js";
+import { runBudget } from "./run-size.js";
+import { carryOutSends, emitFromWorkflow, json, replyFor } from "./step-effects.js";
 import { type PreparedStep, prepareStep, type StepCache, stepSandbox } from "./steps.js";
 import { wfStores } from "./stores.js";
 
+export { emitFromWorkflow } from "./step-effects.js";
+
 /** How long a node holds a running execution before another may take it over (renewed per step). */
 export const EXECUTION_LEASE_MS = 5 * 60_000;
-
-/** How long a run goes before its step records are written one by one as they end. */
-export const PROGRESS_AFTER_MS = 1_000;
 
 /** The channel a failed run emits on. */
 export const ERRORS_CHANNEL = "$errors";
@@ -32,13 +48,9 @@ export const ERRORS_CHANNEL = "$errors";
 export interface RunHooks {
   /** The HTTP trigger's answer (called at most once, when the trigger waits for `$.respond`). */
   onRespond?(reply: IngressResponse): void;
+  /** The lease of a running execution (default {@link EXECUTION_LEASE_MS}). */
+  leaseMs?: number;
 }
-
-const json = (status: number, body: unknown): IngressResponse => ({
-  status,
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify(body),
-});
 
 /** A step record before it ran. @internal */
 export function pendingStep(name: string): ExecutionStep {
@@ -67,77 +79,35 @@ async function prepared(
   return out;
 }
 
-/** Carries out a step's `$.send.*` calls; the first failing external send throws. */
-async function carryOutSends(
-  ctx: EngineContext,
-  wf: Workflow,
-  exe: Execution,
-  step: string,
-  sends: InvocationResult["sends"],
-  log: (level: string, message: string) => void,
-): Promise<void> {
-  const emits: { event: unknown; meta: Record<string, unknown> }[] = [];
-  for (const send of sends) {
-    if (send.kind === "emit") {
-      const p = (send.payload ?? {}) as Record<string, unknown>;
-      const event = p && typeof p === "object" && "raw_event" in p ? p.raw_event : p;
-      const meta: Record<string, unknown> = {};
-      if (typeof p.name === "string" && p.name !== "") meta.name = p.name;
-      if (typeof p.summary === "string") meta.summary = p.summary;
-      emits.push({ event, meta });
-    } else if (send.kind === "sse") {
-      ctx.notify("sse", {
-        workspaceId: wf.workspaceId,
-        workflowId: wf.id,
-        executionId: exe.id,
-        step,
-        payload: send.payload,
-        ts: ctx.clock.now(),
-      });
-    } else {
-      await sendExternal(
-        ctx,
-        { workspaceId: wf.workspaceId, workflowId: wf.id, executionId: exe.id, step },
-        { kind: send.kind, payload: send.payload },
-      );
-    }
-  }
-  if (emits.length === 0) return;
-  const screened = screenEmits(ctx.limits, emits as never);
-  for (const line of screened.lines) log("error", line);
-  await emitFromWorkflow(ctx, wf, screened.accepted);
+/**
+ * The record of a step's try as it starts: its attempt number one more than the stored record's
+ * (a `running` one is a try whose node died: recorded as interrupted).
+ */
+function startRecord(ctx: EngineContext, before: ExecutionStep): ExecutionStep {
+  const attemptErrors = [...(before.attemptErrors ?? [])];
+  if (before.status === "running") attemptErrors.push({ ...INTERRUPTED });
+  return {
+    name: before.name,
+    status: "running",
+    logs: [],
+    startedAt: ctx.clock.now(),
+    attempts: before.attempts + 1,
+    ...(attemptErrors.length > 0 ? { attemptErrors } : {}),
+    // A rerun keeps its count and context, should its node die while it runs.
+    ...(before.pause?.kind === "rerun" ? { pause: before.pause } : {}),
+  };
 }
 
-/** Stores events emitted by a workflow (with their deliveries, atomically) and tells observers. @internal */
-export async function emitFromWorkflow(
-  ctx: EngineContext,
-  wf: { id: string; workspaceId: string },
-  emits: Parameters<typeof commitEmits>[3],
-): Promise<void> {
-  if (emits.length === 0) return;
-  const appended = await commitEmits(ctx, wf, undefined, emits);
-  for (const { deliveryIds, ...event } of appended) {
-    ctx.notify("emit", { workspaceId: wf.workspaceId, sourceId: wf.id, event, deliveryIds });
-  }
-  if (appended.some((e) => e.deliveryIds.length > 0)) ctx.wakeWorker();
-}
-
-/** The HTTP reply of a `$.respond()` call (`immediate` dropped), or 502 `invalid_respond`. */
-function replyFor(call: unknown, log: (level: string, message: string) => void): IngressResponse {
-  const { immediate: _i, ...rest } = (call ?? {}) as Record<string, unknown>;
-  const { value, problems, warnings } = validateRespond(rest);
-  for (const w of warnings) log("warn", w);
-  if (!value) {
-    const message = `$.respond(): ${problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ")}`;
-    log("error", `invalid_respond: ${message}`);
-    return json(502, { error: { code: "invalid_respond", message } });
-  }
-  return replyOf(value);
+/** What `$.context.run` holds: the runs of this step so far (1 on its first), and a rerun's context. */
+interface RunInfo {
+  runs: number;
+  context?: unknown;
+  callback_request?: unknown;
 }
 
 /**
- * Runs `exe` (already `running` and leased to this node) to its end and returns the final record.
- * Never throws for a step's failure: that is the execution's `failed` status. @internal
+ * Runs `exe` (claimed: `running` and leased to this node) until it ends or pauses, and returns
+ * its record. Never throws for a step's failure: that is a retry or the `failed` status. @internal
  */
 export async function runExecution(
   ctx: EngineContext,
@@ -148,7 +118,12 @@ export async function runExecution(
 ): Promise<Execution> {
   const { executions } = wfStores(ctx.store);
   const ws = wf.workspaceId;
-  const steps: Record<string, unknown> = { trigger: { event: exe.event, context: exe.context ?? {} } };
+  const leaseMs = hooks.leaseMs ?? EXECUTION_LEASE_MS;
+  const { records, steps, start } = resumePoint(wf, exe);
+  // The run's size cap (run-size.ts): the event, and every finished step's record (a replay's copies
+  // and an earlier try's steps are counted, never refused: a throw there would strand the run).
+  const budget = runBudget(ctx.limits.maxExecutionBytes, exe.event);
+  for (let i = 0; i < start; i++) budget.add(records[i] as ExecutionStep);
   let responded = false;
   let pendingReply: IngressResponse | undefined;
   const answer = (reply: IngressResponse) => {
@@ -159,115 +134,269 @@ export async function runExecution(
   let status: Execution["status"] = "succeeded";
   let exitReason: string | undefined;
   let failure: ExecutionError | undefined;
-  let leaseUntil = exe.leaseExpiresAt ?? 0;
-  // Step records are written with the execution's end; a run that lasts longer than
-  // PROGRESS_AFTER_MS also writes each one as its step ends, so that readers see it progress.
-  const records = wf.steps.map((s) => pendingStep(String(s.name)));
-  const runStarted = performance.now();
-  let written = 0;
+  const patch: ExecutionPatch = {};
+  const heartbeat = keepLease(ctx, exe, leaseMs);
+  try {
+    // A pause that ended: the step before `start` asked for a delay or a suspend.
+    const paused = records[start - 1]?.pause;
+    let rerun: RunInfo | undefined;
+    const atStart = records[start];
+    if (atStart?.pause?.kind === "rerun") {
+      rerun = { runs: atStart.pause.runs ?? 1 };
+      if (atStart.pause.context !== undefined) rerun.context = atStart.pause.context;
+      if (exe.resumeData !== undefined) rerun.callback_request = exe.resumeData;
+    } else if (paused && !paused.outcome) {
+      const record = records[start - 1] as ExecutionStep;
+      if (exe.resumeData !== undefined) {
+        paused.outcome = "resumed";
+        record.resumeData = exe.resumeData;
+        steps[record.name] = stepExports(record);
+      } else if (paused.kind === "suspend") {
+        paused.outcome = "timeout";
+        status = "failed";
+        failure = {
+          code: "suspend_timeout",
+          message: `No resume URL was called before the timeout of ${record.name}`,
+        };
+      } else paused.outcome = "due";
+      await executions.putStep(ws, exe.id, start - 1, record);
+    }
+    if (exe.resumeData !== undefined) await executions.update(ws, exe.id, { clearResumeData: true });
 
-  for (let i = 0; i < wf.steps.length; i++) {
-    const name = String((wf.steps[i] as { name: unknown }).name);
-    const record: ExecutionStep = {
-      name,
-      status: "running",
-      logs: [],
-      startedAt: ctx.clock.now(),
-      attempts: 1,
-    };
-    const log = (level: string, message: string) => record.logs.push({ level, message, ts: ctx.clock.now() });
-    const started = performance.now();
-    try {
-      const step = await prepared(ctx, cache, wf, i);
-      const mounted = await stepSandbox(ctx, cache, wf.id, i, step);
-      const props = await runtimeProps(ctx, ws, step.description.props, step.staticProps, undefined);
-      const env = await readEnv(ctx, ws, step.envNames);
-      const result = await mounted.runAction(steps, { props, exprs: step.exprs, env });
-      record.logs.push(...result.logs);
-      if (result.returnValue !== undefined) record.returnValue = result.returnValue;
-      if (Object.keys(result.exports).length > 0) record.exports = result.exports;
-      const summary = result.exports.$summary;
-      if (summary !== undefined)
-        record.summary = typeof summary === "string" ? summary : JSON.stringify(summary);
-      for (const call of result.responds) {
-        const reply = replyFor(call, log);
-        if ((call as { immediate?: unknown } | null)?.immediate === true) answer(reply);
-        else pendingReply ??= reply;
+    // The start of step `start` is written on its own; each later one with the end of the step before.
+    let written = -1;
+    // Each step invocation's tokens: their hashes are stored with its start, so its resume URL works
+    // from then on (a callback may arrive before the step ends).
+    let tokens = newTokens();
+    const hashes = () => ({ resume: hashToken(tokens.resume), cancel: hashToken(tokens.cancel) });
+    for (let i = start; i < wf.steps.length && status === "succeeded"; i++) {
+      const name = String((wf.steps[i] as { name: unknown }).name);
+      const record =
+        written === i ? (records[i] as ExecutionStep) : startRecord(ctx, records[i] as ExecutionStep);
+      records[i] = record;
+      const log = (level: string, message: string) =>
+        record.logs.push({ level, message, ts: ctx.clock.now() });
+      if (interruptedTries(record) >= MAX_INTERRUPTED) {
+        record.status = "failed";
+        record.error = { ...INTERRUPTED, message: `${MAX_INTERRUPTED} tries of this step never ended` };
+        status = "failed";
+        failure = { ...record.error };
+        break;
       }
-      if (result.error) throw Object.assign(new Error(result.error.message), { recorded: result.error });
-      await carryOutSends(ctx, wf, exe, name, result.sends, log);
-      steps[name] = { ...result.exports, $return_value: result.returnValue };
-      if (result.flowExit) {
-        record.status = "exited";
-        status = "exited";
-        exitReason = result.flowExit.reason;
-      } else record.status = "succeeded";
-    } catch (error) {
-      const recorded = (error as { recorded?: ExecutionError }).recorded;
-      record.error = recorded ? { ...recorded } : errorOf(error);
-      if (!recorded) log("error", `${record.error.code}: ${record.error.message}`);
-      record.status = "failed";
-      status = "failed";
-      failure = { ...record.error };
+      // Durable before it runs: a node that dies now leaves a `running` record, the next try's sign.
+      if (written !== i) await executions.putSteps(ws, exe.id, [{ index: i, step: record }], hashes());
+      const started = performance.now();
+      let result: InvocationResult | undefined;
+      try {
+        const step = await prepared(ctx, cache, wf, i);
+        const mounted = await stepSandbox(ctx, cache, wf.id, i, step);
+        const props = await runtimeProps(ctx, ws, step.description.props, step.staticProps, undefined);
+        const env = await readEnv(ctx, ws, step.envNames);
+        const context = {
+          id: exe.id,
+          execution_id: exe.id,
+          workflow_id: wf.id,
+          step: name,
+          attempt: record.attempts,
+          trigger: exe.trigger,
+          ts: ctx.clock.now(),
+          run: rerun ?? { runs: 1 },
+        };
+        result = await mounted.runAction(steps, {
+          props,
+          exprs: step.exprs,
+          env,
+          context,
+          flow: flowUrls(ctx.baseUrl, exe.id, tokens),
+        });
+        record.logs.push(...result.logs);
+        if (result.returnValue !== undefined) record.returnValue = result.returnValue;
+        if (Object.keys(result.exports).length > 0) record.exports = result.exports;
+        const summary = result.exports.$summary;
+        if (summary !== undefined)
+          record.summary = typeof summary === "string" ? summary : JSON.stringify(summary);
+        for (const call of result.responds) {
+          const reply = replyFor(call, log);
+          if ((call as { immediate?: unknown } | null)?.immediate === true) answer(reply);
+          else pendingReply ??= reply;
+        }
+        if (result.error) throw Object.assign(new Error(result.error.message), { recorded: result.error });
+        budget.charge(record); // over the cap: execution_too_large
+        await carryOutSends(ctx, wf, exe, name, result.sends, log);
+        steps[name] = stepExports(record);
+        record.status = "succeeded";
+        delete record.pause; // a rerun's, carried while it ran
+        if (result.flowExit) {
+          record.status = "exited";
+          status = "exited";
+          exitReason = result.flowExit.reason;
+        } else if (result.pause) {
+          const p = result.pause;
+          const now = ctx.clock.now();
+          const ms = Math.min(MAX_PAUSE_MS, p.ms ?? DEFAULT_SUSPEND_MS);
+          if (p.kind === "rerun") {
+            const runs = rerun?.runs ?? 1;
+            const max = p.maxReruns ?? DEFAULT_MAX_RERUNS;
+            if (runs > max) {
+              const message = `$.flow.rerun(): this step already reran ${max} times`;
+              log("error", `rerun_limit: ${message}`);
+              throw Object.assign(new Error(message), {
+                recorded: { code: "rerun_limit", name: "Error", message },
+              });
+            }
+            record.status = "pending";
+            record.attempts = 0;
+            delete record.attemptErrors;
+            record.pause = { kind: "rerun", runs: runs + 1, maxReruns: max, until: now + ms };
+            if (p.context !== undefined) record.pause.context = p.context;
+          } else record.pause = { kind: p.kind, until: now + ms };
+          status = p.kind === "suspend" ? "suspended" : "delayed";
+          patch.runAt = now + ms;
+        }
+      } catch (error) {
+        const recorded = (error as { recorded?: ExecutionError }).recorded;
+        record.error = recorded ? { ...recorded } : errorOf(error);
+        if (!recorded) log("error", `${record.error.code}: ${record.error.message}`);
+        record.attemptErrors = [...(record.attemptErrors ?? []), { ...record.error }];
+        const policy = stepRetry(wf, i);
+        const tries = failedTries(record);
+        if (tries <= policy.count && record.error.code !== "rerun_limit") {
+          record.status = "pending";
+          status = "queued";
+          patch.runAt = ctx.clock.now() + retryDelay(policy, tries);
+          log(
+            "warn",
+            `try ${record.attempts} failed; the step runs again in ${patch.runAt - ctx.clock.now()} ms`,
+          );
+        } else {
+          record.status = "failed";
+          delete record.pause;
+          status = "failed";
+          failure = { ...record.error };
+        }
+      }
+      record.durationMs = performance.now() - started;
+      // Durable before the next step starts: its end and the next one's start in one write. (The
+      // last step's end, a pause, a retry or a failure are written with the execution, below.)
+      if (status === "succeeded" && i + 1 < wf.steps.length) {
+        const next = startRecord(ctx, records[i + 1] as ExecutionStep);
+        records[i + 1] = next;
+        written = i + 1;
+        tokens = newTokens();
+        await executions.putSteps(
+          ws,
+          exe.id,
+          [
+            { index: i, step: record },
+            { index: i + 1, step: next },
+          ],
+          hashes(),
+        );
+      }
     }
-    record.durationMs = performance.now() - started;
-    records[i] = record;
-    if (status !== "succeeded") {
-      for (let j = i + 1; j < records.length; j++) (records[j] as ExecutionStep).status = "skipped";
-      break;
-    }
-    if (performance.now() - runStarted > PROGRESS_AFTER_MS) {
-      for (; written <= i; written++)
-        await executions.putStep(ws, exe.id, written, records[written] as ExecutionStep);
-    }
-    // Keep the claim while steps run.
-    const now = ctx.clock.now();
-    if (leaseUntil - now < EXECUTION_LEASE_MS / 2) {
-      leaseUntil = now + EXECUTION_LEASE_MS;
-      await executions.update(ws, exe.id, { leaseExpiresAt: leaseUntil });
-    }
+  } finally {
+    heartbeat.stop();
   }
+  const final = await finishRun(ctx, wf, exe, {
+    records,
+    status,
+    exitReason,
+    failure,
+    patch,
+    pendingReply,
+    responded,
+    answer,
+  });
+  if (final) return final;
+  // The resume URL was called before the step that paused ended: go on with the next step now.
+  const fresh = await executions.get(ws, exe.id);
+  return fresh ? runExecution(ctx, cache, wf, fresh, hooks) : { ...exe, status };
+}
 
-  if (!responded) {
-    answer(
-      pendingReply ??
-        json(500, {
-          error: {
-            code: "no_response",
-            message:
-              status === "failed"
-                ? `The workflow failed before calling $.respond(): ${failure?.message ?? "error"}`
-                : "The workflow finished without calling $.respond()",
-          },
-        }),
-    );
+/**
+ * Keeps the claim of a running execution: every third of the lease, while its steps run (however
+ * long one step takes), the lease is extended by this node.
+ */
+function keepLease(ctx: EngineContext, exe: Execution, leaseMs: number): { stop(): void } {
+  const { executions } = wfStores(ctx.store);
+  const timer = setInterval(
+    () => {
+      void executions
+        .update(exe.workspaceId, exe.id, { leaseExpiresAt: ctx.clock.now() + leaseMs })
+        .catch(() => undefined);
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
+  timer.unref?.();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** How a run left the step loop. */
+interface RunEnd {
+  records: ExecutionStep[];
+  status: Execution["status"];
+  exitReason: string | undefined;
+  failure: ExecutionError | undefined;
+  patch: ExecutionPatch;
+  pendingReply: IngressResponse | undefined;
+  responded: boolean;
+  answer(reply: IngressResponse): void;
+}
+
+/**
+ * Writes where the run is (ended, paused or waiting for a retry), answers the trigger, emits
+ * `$errors`. Undefined when the run was to pause but its resume URL was called while its step ran
+ * (the step's record is written; the caller goes on).
+ */
+async function finishRun(
+  ctx: EngineContext,
+  wf: Workflow,
+  exe: Execution,
+  end: RunEnd,
+): Promise<Execution | undefined> {
+  const { records, status, failure } = end;
+  const ws = wf.workspaceId;
+  const { executions } = wfStores(ctx.store);
+  const ended = status === "succeeded" || status === "failed" || status === "exited";
+  const paused = status === "delayed" || status === "suspended";
+  if (status === "failed" || status === "exited") {
+    for (const r of records) if (r.status === "pending") r.status = "skipped";
   }
   const final = await executions.update(ws, exe.id, {
     status,
     steps: records,
-    finishedAt: ctx.clock.now(),
-    ...(exitReason !== undefined ? { exitReason } : {}),
+    ...(ended ? { finishedAt: ctx.clock.now(), tokens: null } : end.patch),
+    ...(paused ? { ifNoResumeData: true } : {}),
+    ...(end.exitReason !== undefined ? { exitReason: end.exitReason } : {}),
     ...(failure ? { error: failure } : {}),
   });
-  if (status === "failed") {
-    const failed = final?.steps.find((s) => s.status === "failed");
-    await emitFromWorkflow(ctx, wf, [
-      {
-        event: {
-          workflow_id: wf.id,
-          execution_id: exe.id,
-          step: failed?.name,
-          error: failure,
-          event: exe.event,
-        },
-        meta: {
-          name: ERRORS_CHANNEL,
-          summary: `${failed?.name ?? "a step"} failed: ${failure?.message ?? ""}`,
-        },
-      },
-    ]).catch(() => undefined);
+  if (paused && !final && (await executions.get(ws, exe.id))?.resumeData !== undefined) {
+    await executions.update(ws, exe.id, { steps: records });
+    return undefined;
   }
-  ctx.retention.touch(wf.id); // old executions trimmed later, off this path
+  if (!end.responded) {
+    end.answer(
+      end.pendingReply ??
+        (ended
+          ? json(500, {
+              error: {
+                code: "no_response",
+                message:
+                  status === "failed"
+                    ? `The workflow failed before calling $.respond(): ${failure?.message ?? "error"}`
+                    : "The workflow finished without calling $.respond()",
+              },
+            })
+          : json(202, { success: true, execution_id: exe.id, status })),
+    );
+  }
+  if (status === "failed") {
+    // Pipedream's $errors shape (errors-event.ts).
+    await emitFromWorkflow(ctx, wf, [errorsEvent(wf, final ?? { ...exe, steps: records }, failure)]).catch(
+      () => undefined,
+    );
+  }
+  if (ended) ctx.retention.touch(wf.id); // old executions trimmed later, off this path
   ctx.notify("execution", { workspaceId: ws, workflowId: wf.id, executionId: exe.id, status });
   return final ?? { ...exe, status };
 }

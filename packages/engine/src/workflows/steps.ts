@@ -18,10 +18,13 @@ import type { MountedComponent, StepExpression } from "@hookline/runtime";
 import { checkAppProps } from "../apps.js";
 import { componentFromKey } from "../components.js";
 import type { EngineContext } from "../context.js";
+import { dataStoreBridge } from "../data-stores.js";
 import { fetchBridge } from "../mounts.js";
 
 /** A step's component, ready to run. @internal */
 export interface PreparedStep {
+  /** The workflow's workspace (its `data_store` props use that workspace's stores). */
+  workspaceId: string;
   /** What identifies the component (a saved component id, or the code's hash). */
   identity: string;
   bundle: string;
@@ -195,6 +198,7 @@ export async function prepareStep(
       staticProps[e.path[0] as string] = structuredClone(configured[e.path[0] as string]);
     }
   return {
+    workspaceId,
     identity,
     bundle,
     description,
@@ -221,7 +225,10 @@ export async function stepSandbox(
     bundle: prepared.bundle,
     description: prepared.description,
     props: {},
-    bridges: { fetch: fetchBridge(ctx.transport) },
+    bridges: {
+      fetch: fetchBridge(ctx.transport),
+      dataStore: dataStoreBridge(ctx, prepared.workspaceId),
+    },
   });
   // Another run mounted it meanwhile: keep one.
   const raced = cache.mounted.get(key);

@@ -3,13 +3,23 @@
  * `{"success":true,"execution_id"}` once accepted), timers (on the store's timer queue, one tick per
  * node cluster), and sources (every stored event of the listened source and channel).
  */
-import { DEFAULT_CHANNEL, nextFireAt, planTick, type TimerConfig, timerEvent } from "@hookline/core";
+import {
+  DEFAULT_CHANNEL,
+  type HooklineError,
+  nextFireAt,
+  planTick,
+  type TimerConfig,
+  timerEvent,
+  WORKFLOW_ERRORS_CHANNEL,
+} from "@hookline/core";
 import type { StoredEvent, Timer, Workflow } from "@hookline/store";
 import type { EngineContext } from "../context.js";
 import { type IngressRequest, toHttpEvent } from "../http-event.js";
 import type { IngressResponse } from "../types.js";
-import type { Executor } from "./executor.js";
+import { type Executor, queueFull } from "./executor.js";
+import { checkEventSize } from "./run-size.js";
 import { wfStores } from "./stores.js";
+import type { TriggerCache } from "./trigger-cache.js";
 
 const json = (status: number, body: unknown): IngressResponse => ({
   status,
@@ -67,7 +77,25 @@ export async function workflowIngress(
       error: { code: "not_found", message: "This workflow is inactive: activate it to receive requests" },
     });
   }
+  const retryAfter = await queueFull(ctx, wf);
+  if (retryAfter !== undefined) {
+    return {
+      ...json(429, {
+        error: {
+          code: "rate_limited",
+          message: `This workflow's queue is full (queue_size ${wf.limits?.queueSize})`,
+        },
+      }),
+      headers: { "content-type": "application/json", "retry-after": String(retryAfter) },
+    };
+  }
   const event = toHttpEvent(request);
+  try {
+    checkEventSize(ctx.limits.maxExecutionBytes, event);
+  } catch (error) {
+    const { code, message, details } = error as HooklineError;
+    return json(413, { error: { code, message, details } });
+  }
   const context = { trigger: "http", endpoint_id: wf.endpointId, ts: ctx.clock.now() };
   if (wf.trigger.custom_response !== true) {
     const exe = await executor.accept(wf, { trigger: "http", event, context });
@@ -79,19 +107,34 @@ export async function workflowIngress(
 }
 
 /**
+ * Whether a `$errors` event of a workflow starts the workflows listening to it: not when the failed
+ * run was itself started by a workflow's `$errors` (an error handler's failure is still emitted
+ * and delivered to webhooks, but starts no further workflow, so that handlers cannot loop).
+ */
+function startsWorkflows(sourceId: string, event: StoredEvent): boolean {
+  if (sourceId.startsWith("dc_")) return true;
+  if (!sourceId.startsWith("p_") || event.channel !== WORKFLOW_ERRORS_CHANNEL) return false;
+  const context = (event.body as { original_context?: Record<string, unknown> } | null)?.original_context;
+  return !(
+    context?.name === WORKFLOW_ERRORS_CHANNEL &&
+    typeof context.source_id === "string" &&
+    context.source_id.startsWith("p_")
+  );
+}
+
+/**
  * Starts the workflows listening to a source on one of its stored events (this node's own emits:
- * the node that stored an event starts its workflows). @internal
+ * the node that stored an event starts its workflows), or to a workflow's `$errors`. @internal
  */
 export async function onSourceEvent(
-  ctx: EngineContext,
   executor: Executor,
+  triggers: TriggerCache,
   workspaceId: string,
   sourceId: string,
   event: StoredEvent,
 ): Promise<void> {
-  const { workflows } = ctx.store;
-  if (!workflows || !sourceId.startsWith("dc_")) return;
-  for (const wf of await workflows.listBySource(workspaceId, sourceId)) {
+  if (!startsWorkflows(sourceId, event)) return;
+  for (const wf of await triggers.bySource(workspaceId, sourceId)) {
     if (((wf.trigger.event_name as string | undefined) ?? DEFAULT_CHANNEL) !== event.channel) continue;
     await executor.enqueue(wf, {
       trigger: "source",

@@ -2,8 +2,16 @@
  * The public types of the engine's workflows (`hookline.workflows`) and environment variables
  * (`hookline.env`). A leaf module: every workflow module imports its types from here.
  */
-import type { WorkflowDefinition, WorkflowStep, WorkflowTrigger } from "@hookline/core";
-import type { Execution, ExecutionStatus, Page, StoredEvent } from "@hookline/store";
+import type {
+  ConcurrencyLimit,
+  RetryPolicy,
+  ThrottleLimit,
+  WorkflowDefinition,
+  WorkflowStep,
+  WorkflowTrigger,
+} from "@hookline/core";
+import type { EventPage, Execution, ExecutionStatus, Page } from "@hookline/store";
+import type { EventSearchOptions } from "../event-search.js";
 
 /** A workflow's trigger as the engine returns it: an HTTP trigger also has its endpoint. */
 export type WorkflowTriggerView = WorkflowTrigger & {
@@ -21,15 +29,30 @@ export interface WorkflowView {
   trigger: WorkflowTriggerView;
   steps: WorkflowStep[];
   active: boolean;
+  /** The workflow's retry policy, when it has one. */
+  retry?: RetryPolicy;
+  /** At most this many runs at once. */
+  concurrency?: ConcurrencyLimit;
+  /** At most this many starts per interval. */
+  throttle?: ThrottleLimit;
+  /** At most this many runs waiting. */
+  queue_size?: number;
   createdAt: number;
   updatedAt: number;
+  /** When its timer trigger fires next (epoch ms): an active timer workflow; from the store's schedule. */
+  nextRunAt?: number;
 }
 
 /** An execution (`exe_...`) as the engine returns it: status, trigger event, each step's record. */
-export type ExecutionView = Omit<Execution, "leaseOwner" | "leaseExpiresAt">;
+export type ExecutionView = Omit<Execution, "leaseOwner" | "leaseExpiresAt" | "resumeData">;
 
-/** What `hookline.workflows.update` takes: the fields given replace the stored ones. */
-export type WorkflowUpdate = Partial<WorkflowDefinition>;
+/** The run settings of a workflow, each removable with `null` on an update. */
+export type SettingKey = "retry" | "concurrency" | "throttle" | "queue_size";
+
+/** What `hookline.workflows.update` takes: the fields given replace the stored ones (`null` removes a setting). */
+export type WorkflowUpdate = Partial<Omit<WorkflowDefinition, SettingKey>> & {
+  [K in SettingKey]?: WorkflowDefinition[K] | null;
+};
 
 /** Options of `hookline.workflows.run`. */
 export interface RunWorkflowOptions {
@@ -37,6 +60,41 @@ export interface RunWorkflowOptions {
   event?: unknown;
   /** Resolve at once with the `queued` execution instead of waiting for its end. */
   async?: boolean;
+}
+
+/** Options of `hookline.workflows.replay`. */
+export interface ExecutionReplayOptions {
+  /** The event to run with instead of the original one (`steps.trigger.event`). */
+  event?: unknown;
+  /**
+   * Run from this step: the earlier steps are not run again, their recorded results (return value,
+   * exports, logs) are copied from the original execution, which must have them `succeeded`.
+   */
+  fromStep?: string;
+}
+
+/** Options of `hookline.workflows.replayMany`. */
+export interface BulkReplayOptions {
+  /** Replay the executions in this status: `failed` (the default), `succeeded` or `exited`. */
+  status?: ExecutionStatus;
+  /** Only executions created at or after this time (epoch ms). */
+  since?: number;
+  /** Only executions created before this time (epoch ms). */
+  until?: number;
+  /** At most this many (50 by default, at most 100); `nextCursor` continues. */
+  limit?: number;
+  /** The `nextCursor` of the previous call: continue with older executions. */
+  after?: string;
+}
+
+/** What `hookline.workflows.replayMany` queued. */
+export interface BulkReplayResult {
+  /** How many replays were queued. */
+  queued: number;
+  /** Each new execution (`queued`) and the one it replays, newest original first. */
+  executions: { id: string; replayOf: string }[];
+  /** Present when more executions of the window remain: pass it as `after`. */
+  nextCursor?: string;
 }
 
 /** Paging of workflow and execution lists: newest first, `before` a `nextCursor`. */
@@ -98,14 +156,72 @@ export interface WorkflowsApi {
   ): Promise<Page<ExecutionView>>;
   /** One execution of the workflow (404 when absent). */
   execution(workspaceId: string, id: string, executionId: string): Promise<ExecutionView>;
-  /** What the workflow emitted (`$.send.emit`, and `$errors`), newest first, as a source's events. */
-  events(
-    workspaceId: string,
-    id: string,
-    options?: { limit?: number; before?: string; after?: string; channel?: string },
-  ): Promise<Page<StoredEvent>>;
+  /**
+   * What the workflow emitted (`$.send.emit`, and `$errors`), newest first, searched as a source's
+   * events are (`filter`, `since`/`until`, the `scan` budget).
+   *
+   * @example
+   * ```ts
+   * const refunds = await hookline.workflows.events(ws.id, wf.id, { filter: { "event.kind": "refund" } });
+   * ```
+   */
+  events(workspaceId: string, id: string, options?: EventSearchOptions): Promise<EventPage>;
   /** Deletes the given events of the workflow, or all; returns how many. */
   deleteEvents(workspaceId: string, id: string, ids?: string[]): Promise<number>;
+  /**
+   * Uses the single-use token of a paused run's resume or cancel URL (what `$.flow.delay`,
+   * `$.flow.suspend` and `$.flow.rerun` return). The token is the credential: no workspace is
+   * needed. Resume: the run continues now, `data` becoming the paused step's `$resume_data`
+   * (`$.context.run.callback_request` after a rerun). Cancel: the run ends `exited` (exit reason
+   * `cancelled`), later steps `skipped`. 404 `not_found` when the run is not paused or the token
+   * is wrong or used.
+   *
+   * @example
+   * ```ts
+   * const url = new URL(resumeUrl); // from steps.wait.$return_value.resume_url
+   * const [, , , exeId] = url.pathname.split("/");
+   * await hookline.workflows.flow("resume", exeId, url.searchParams.get("token") ?? "", { approved: true });
+   * ```
+   */
+  flow(kind: "resume" | "cancel", executionId: string, token: string, data?: unknown): Promise<ExecutionView>;
+  /**
+   * Replays an execution: a new one (queued, run by any node) of the workflow's current version,
+   * with the original event or `event`, from the first step or from `fromStep` with the earlier
+   * steps' recorded results. Its context is the original's with `replay_of`. A `fromStep` the
+   * workflow lacks, or whose earlier steps did not all succeed, is 422 `validation_failed` naming
+   * `from_step`; an event over the run's size cap is 413 `execution_too_large`.
+   *
+   * @example
+   * ```ts
+   * const failed = (await hookline.workflows.executions(ws.id, wf.id, { status: "failed" })).items[0];
+   * const again = await hookline.workflows.replay(ws.id, wf.id, failed.id, {
+   *   fromStep: "charge",
+   *   event: { ...(failed.event as object), amount: 10 },
+   * });
+   * console.log(again.status, again.context?.replay_of); // "queued", failed.id
+   * ```
+   */
+  replay(
+    workspaceId: string,
+    id: string,
+    executionId: string,
+    options?: ExecutionReplayOptions,
+  ): Promise<ExecutionView>;
+  /**
+   * Bulk replay: replays the workflow's executions in `status` (default `failed`) created in a
+   * window, newest first, at most `limit` per call; `nextCursor` continues with older ones.
+   *
+   * @example
+   * ```ts
+   * let after: string | undefined;
+   * do {
+   *   const got = await hookline.workflows.replayMany(ws.id, wf.id, { since: Date.now() - 3_600_000, after });
+   *   console.log(`${got.queued} replays queued`);
+   *   after = got.nextCursor;
+   * } while (after);
+   * ```
+   */
+  replayMany(workspaceId: string, id: string, options?: BulkReplayOptions): Promise<BulkReplayResult>;
 }
 
 /** An environment variable as the engine returns it: never its value. */

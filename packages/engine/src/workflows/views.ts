@@ -5,7 +5,14 @@ import { endpointUrl } from "../views.js";
 import type { ExecutionView, WorkflowTriggerView, WorkflowView } from "./types.js";
 
 /** The fields of a stored step that the user wrote (the engine adds `saved_component_id`). */
-const STEP_FIELDS = ["name", "component_id", "component_key", "component_code", "configured_props"] as const;
+const STEP_FIELDS = [
+  "name",
+  "component_id",
+  "component_key",
+  "component_code",
+  "configured_props",
+  "retry",
+] as const;
 
 /** A stored step as the user wrote it. @internal */
 export function userStep(stored: Record<string, unknown>): WorkflowStep {
@@ -21,7 +28,7 @@ export function workflowView(w: Workflow, baseUrl: string): WorkflowView {
     trigger.endpoint_id = w.endpointId;
     trigger.endpoint_url = endpointUrl(baseUrl, w.endpointId);
   }
-  return {
+  const view: WorkflowView = {
     id: w.id,
     workspaceId: w.workspaceId,
     name: w.name,
@@ -31,10 +38,16 @@ export function workflowView(w: Workflow, baseUrl: string): WorkflowView {
     createdAt: w.createdAt,
     updatedAt: w.updatedAt,
   };
+  const settings = (w.settings ?? {}) as Partial<WorkflowView>;
+  if (settings.retry !== undefined) view.retry = settings.retry;
+  if (settings.concurrency !== undefined) view.concurrency = settings.concurrency;
+  if (settings.throttle !== undefined) view.throttle = settings.throttle;
+  if (settings.queue_size !== undefined) view.queue_size = settings.queue_size;
+  return view;
 }
 
 /** An execution as the engine returns it. @internal */
 export function executionView(e: Execution): ExecutionView {
-  const { leaseOwner: _o, leaseExpiresAt: _e, ...rest } = e;
+  const { leaseOwner: _o, leaseExpiresAt: _e, resumeData: _r, ...rest } = e;
   return rest;
 }

@@ -164,6 +164,7 @@ describe("$.send.* from a workflow step", () => {
       const wf = await hookline.workflows.create(ws.id, {
         name: "w",
         trigger: { type: "manual" },
+        retry: { count: 0 }, // a failing send fails the run at once (no retry)
         steps: [codeStep("send", body), codeStep("after", "return 1;")],
       });
       const exe = await hookline.workflows.run(ws.id, wf.id, { event: {} });

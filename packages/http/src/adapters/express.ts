@@ -100,6 +100,8 @@ export function hooklineRouter(handler: FetchHandler): HooklineMiddleware {
       next(error);
       return undefined;
     };
-    serveNode(handler, req, res, { errorHandler }, fromExpress).catch(() => res.destroy());
+    // Untouched by a body parser: the node adapter's own path (the body read at once when small).
+    const build = bodyConsumed(req) ? fromExpress : undefined;
+    serveNode(handler, req, res, { errorHandler }, build).catch(() => res.destroy());
   };
 }

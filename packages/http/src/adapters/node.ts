@@ -14,6 +14,7 @@ import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import type { TLSSocket } from "node:tls";
 import type { ErrorCode } from "@hookline/core";
+import { abortOnClose, headersOf, lightRequest, lightResponse, rawResponse } from "../_light.js";
 
 /** A Web-standard handler, as `createHandler` returns. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -38,7 +39,15 @@ export interface NodeListenerOptions {
   errorHandler?: NodeErrorHandler;
   /** Host of requests that carry none (HTTP/1.0). Default `localhost`. */
   hostname?: string;
+  /**
+   * Largest body, bytes, read into memory before the handler runs (default 1 MB, the handler's
+   * default `bodyLimit`): a body with a `content-length` up to this is read at once and handed over
+   * without a Web stream; a larger or chunked one is streamed (the handler applies its own limit).
+   */
+  maxBufferedBody?: number;
 }
+
+const DEFAULT_MAX_BUFFERED = 1024 * 1024;
 
 /** A request Node parsed but that cannot become a Web `Request` (bad `Host`, bad target). */
 export class RequestError extends Error {
@@ -94,29 +103,69 @@ function requestUrl(req: IncomingMessage, hostname: string): URL {
  */
 export function toRequest(req: IncomingMessage, hostname = "localhost"): Request {
   const url = requestUrl(req, hostname);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  const controller = new AbortController();
-  req.on("close", () => {
-    if (!req.complete || req.destroyed) controller.abort();
-  });
+  const controller = abortOnClose(req);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   return new Request(url, {
     method: req.method ?? "GET",
-    headers,
+    headers: headersOf(req),
     signal: controller.signal,
     ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
   } as RequestInit);
 }
 
+const EMPTY = new Uint8Array(0);
+
+/** Reads a whole body from a Node request; undefined when the client went away first. */
+function readAll(req: IncomingMessage): Promise<Uint8Array | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (value: Uint8Array | undefined) => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onGone);
+      req.off("close", onGone);
+      resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+    };
+    const onEnd = () => done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    const onGone = () => done(undefined);
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onGone);
+    req.on("close", onGone);
+  });
+}
+
+/**
+ * The Web `Request` of a Node request, on the fast path when it can: a body with a declared length
+ * up to `maxBufferedBody` is read at once into a lightweight `Request` (no Web stream); a chunked or
+ * larger body is streamed ({@link toRequest}). Undefined when the client went away mid-body.
+ */
+async function readRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: NodeListenerOptions,
+): Promise<Request | undefined> {
+  const url = requestUrl(req, options.hostname ?? "localhost").href;
+  const method = req.method ?? "GET";
+  if (method === "GET" || method === "HEAD") return lightRequest(req, res, method, url, undefined);
+  const declared = req.headers["content-length"];
+  if (req.headers["transfer-encoding"] !== undefined) return toRequest(req, options.hostname);
+  if (declared === undefined) return lightRequest(req, res, method, url, EMPTY);
+  const length = Number(declared);
+  if (!(length <= (options.maxBufferedBody ?? DEFAULT_MAX_BUFFERED))) return toRequest(req, options.hostname);
+  const body = length === 0 ? EMPTY : await readAll(req);
+  return body && lightRequest(req, res, method, url, body);
+}
+
 /** A JSON error response in the REST API's shape. */
 export function jsonError(status: number, code: ErrorCode, message: string): Response {
-  return new Response(JSON.stringify({ error: { code, message } }), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8" },
+  return lightResponse(JSON.stringify({ error: { code, message } }), status, {
+    "content-type": "application/json; charset=utf-8",
   });
 }
 
@@ -130,8 +179,23 @@ export const defaultErrorHandler = (error: unknown): Response => {
   return jsonError(500, "internal_error", "Internal error");
 };
 
-/** Writes a Web `Response` to a Node response, streaming its body (SSE included). */
+/**
+ * Writes a Web `Response` to a Node response, streaming its body (SSE included). A response the
+ * handler built with a string or bytes body is written at once, with its `content-length`.
+ */
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const raw = rawResponse(response);
+  if (raw) {
+    const { body } = raw;
+    const headers: Record<string, string | number> = { ...raw.headers };
+    delete headers["transfer-encoding"];
+    if (body === null) delete headers["content-length"];
+    else headers["content-length"] = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+    res.writeHead(raw.status, headers);
+    if (body === null) res.end();
+    else res.end(body);
+    return;
+  }
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
@@ -154,9 +218,11 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
 }
 
 /**
- * Serves one Node request with `handler`: the Request is built (by `build`, default
- * {@link toRequest}) inside the error path, errors go to `errorHandler`, and nothing escapes (a
- * failure after the headers were sent ends the connection).
+ * Serves one Node request with `handler`: the Request is built (by `build`; by default a
+ * lightweight Request over the body read at once, or {@link toRequest} for a chunked or large body)
+ * inside the error path, errors go to `errorHandler`, and nothing escapes (a failure after the
+ * headers were sent ends the connection). A client that goes away while sending its body gets no
+ * answer (the handler does not run).
  *
  * @example
  * ```ts
@@ -168,11 +234,16 @@ export async function serveNode<R extends IncomingMessage>(
   req: R,
   res: ServerResponse,
   options: NodeListenerOptions = {},
-  build: (req: R) => Request = (r) => toRequest(r, options.hostname),
+  build?: (req: R) => Request,
 ): Promise<void> {
   let response: Response | undefined;
   try {
-    response = await handler(build(req));
+    const request = build ? build(req) : await readRequest(req, res, options);
+    if (!request) {
+      res.destroy();
+      return;
+    }
+    response = await handler(request);
   } catch (error) {
     try {
       response = await (options.errorHandler ?? defaultErrorHandler)(error, req);

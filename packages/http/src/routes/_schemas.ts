@@ -64,6 +64,9 @@ export const SourceData = Type.Object({
   configured_props: Type.Record(Type.String(), Type.Unknown()),
   active: Type.Boolean(),
   endpoint_url: Type.Union([Type.String(), Type.Null()]),
+  next_run_at: Type.Union([Type.Integer(), Type.Null()], {
+    description: "When an active timer source runs next (epoch seconds); null otherwise",
+  }),
   created_at: Type.Integer(),
   updated_at: Type.Integer(),
 });
@@ -154,11 +157,32 @@ export const MetricsData = Type.Object({
   ),
 });
 
-/** The outcome of one replay call. */
+const Seconds = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+
+/** A replay job and its progress. */
 export const ReplayData = Type.Object({
+  id: Type.String({ pattern: "^rpl_" }),
   subscription_id: Type.String({ pattern: "^sub_" }),
   webhook_id: Type.String(),
-  replayed: Type.Integer({ description: "Deliveries made by this call, one per event" }),
-  cursor: Type.Union([Type.String(), Type.Null()], { description: "Pass as after to resume" }),
-  done: Type.Boolean({ description: "True when the window is exhausted" }),
+  status: Type.Union([Type.Literal("running"), Type.Literal("done"), Type.Literal("failed")], {
+    description: "running until the window is exhausted (done) or a batch cannot go on (failed)",
+  }),
+  since: Seconds("The window's start, epoch seconds (null: from the first event)"),
+  until: Seconds("The window's end, epoch seconds, excluded (null: none)"),
+  filter: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  scanned: Type.Integer({ description: "Stored events examined so far" }),
+  enqueued: Type.Integer({ description: "Deliveries made so far, one per event" }),
+  cursor: Type.Union([Type.String(), Type.Null()], { description: "The seq the next batch resumes after" }),
+  error: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.Integer(),
+  updated_at: Type.Integer(),
+});
+
+/** A replay job after a call that ran a batch of it. */
+export const ReplayBatchData = Type.Object({
+  ...ReplayData.properties,
+  batch: Type.Object({
+    replayed: Type.Integer({ description: "Deliveries made by this call" }),
+    scanned: Type.Integer({ description: "Stored events this call examined" }),
+  }),
 });

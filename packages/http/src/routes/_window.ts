@@ -1,6 +1,9 @@
 /** Parameters shared by the routes that take a time window and an event filter. */
 import { HooklineError } from "@hookline/core";
+import { EVENT_SCAN, type EventPage } from "@hookline/store";
+import { scanBudget } from "@hookline/store/adapter";
 import Type from "typebox";
+import type { PageInfo } from "../_define.js";
 
 /** A time: epoch seconds or an ISO 8601 date. */
 export const TimeParam = (description: string) =>
@@ -13,6 +16,35 @@ export const FilterParam = Type.Optional(
       'An event filter (docs/rest-api.md#filters): Mongo-style operators on dotted paths, such as {"event.total":{"$gte":100}}',
   }),
 );
+
+/** The scan budget of an event page (`scan`): how many stored events it examines at most. */
+export const ScanParam = Type.Optional(
+  Type.Integer({
+    minimum: 1,
+    maximum: EVENT_SCAN.max,
+    description: `At most this many stored events are examined for this page (default ${EVENT_SCAN.default}, at least ${EVENT_SCAN.min}); page_info.budget_reached says the page stopped on it`,
+  }),
+);
+
+/**
+ * The `page_info` of an event page: cursors, `has_more`, and what its scan examined.
+ *
+ * @example
+ * ```ts
+ * return { list, cursor: (i) => String(page.items[i]?.seq), pageInfo: eventPageInfo(page, params.scan) };
+ * ```
+ */
+export function eventPageInfo(page: EventPage, scan: number | undefined): PageInfo {
+  return {
+    count: page.items.length,
+    start_cursor: page.items[0] ? String(page.items[0].seq) : null,
+    end_cursor: page.nextCursor ?? null,
+    has_more: page.nextCursor !== undefined,
+    scanned: page.scanned,
+    scan_budget: scanBudget(scan),
+    budget_reached: page.budgetReached,
+  };
+}
 
 /** `since` and `until` (optional) as the window's parameters. */
 export const WindowParams = {

@@ -3,9 +3,9 @@ import { HooklineError } from "@hookline/core";
 import Type from "typebox";
 import { defineRoute, type RouteContext } from "../_define.js";
 import { eventSummaryJson, logJson, sourceJson } from "../_json.js";
+import { EventSummaryParams, eventSearchOf, eventSummaryList } from "./_event-summaries.js";
 import { paginate } from "./_paginate.js";
 import { EventSummaryData, ListParams, LogData, SeqCursor, SourceData } from "./_schemas.js";
-import { FilterParam, WindowParams, windowOf } from "./_window.js";
 import { CodeParams, codeFrom } from "./components.js";
 
 const ConfiguredProps = Type.Optional(
@@ -186,34 +186,12 @@ export const sourceRoutes = [
     path: "/v1/sources/{id}/event_summaries",
     tag: "Events",
     summary: "The source's events, newest first",
-    params: Type.Object({
-      ...ListParams,
-      after: SeqCursor,
-      expand: Type.Optional(Type.Literal("event")),
-      event_name: Type.Optional(Type.String({ description: "Only this channel" })),
-      filter: FilterParam,
-      ...WindowParams,
-    }),
+    params: EventSummaryParams,
     data: EventSummaryData,
     list: true,
     async handler({ hookline, workspaceId, path, params }) {
-      const page = await hookline.sources.events(workspaceId, path.id as string, {
-        limit: params.limit ?? 20,
-        ...(params.after ? { before: params.after } : {}),
-        ...(params.event_name ? { channel: params.event_name } : {}),
-        ...(params.filter === undefined ? {} : { filter: params.filter }),
-        ...windowOf(params),
-      });
-      const list = page.items.map((e) => eventSummaryJson(e, params.expand === "event"));
-      return {
-        list,
-        cursor: (index) => String(page.items[index]?.seq),
-        pageInfo: {
-          count: list.length,
-          start_cursor: page.items[0] ? String(page.items[0].seq) : null,
-          end_cursor: page.nextCursor ?? null,
-        },
-      };
+      const page = await hookline.sources.events(workspaceId, path.id as string, eventSearchOf(params));
+      return eventSummaryList(page, params);
     },
   }),
   defineRoute({

@@ -1,18 +1,39 @@
 /** `/v1/subscriptions`: which webhook (listener) gets which source's (emitter's) events. */
 import { HooklineError } from "@hookline/core";
-import { REPLAY_BATCH } from "@hookline/engine";
+import type { Hookline } from "@hookline/engine";
 import Type from "typebox";
 import { defineRoute } from "../_define.js";
 import { subscriptionJson } from "../_json.js";
 import { paginate } from "./_paginate.js";
-import { Deleted, ListParams, ReplayData, SubscriptionData } from "./_schemas.js";
-import { FilterParam, WindowParams, windowOf } from "./_window.js";
+import { Deleted, ListParams, SubscriptionData } from "./_schemas.js";
+import { FilterParam } from "./_window.js";
 
 const Match = {
   emitter_id: Type.String({ description: "The source (dc_...)" }),
-  listener_id: Type.String({ description: "The webhook (wh_...)" }),
+  listener_id: Type.String({
+    description:
+      "The webhook (wh_...), or a source with a $.interface.apphook prop (dc_...) whose run gets each event",
+  }),
   event_name: Type.Optional(Type.String({ description: "A channel; without it, the default channel" })),
 };
+
+/** The listener of a new subscription: `listener_id`, or the webhook of `listener_url` (made when absent). */
+async function listenerOf(
+  hookline: Hookline,
+  workspaceId: string,
+  params: { listener_id?: string; listener_url?: string },
+): Promise<string> {
+  if ((params.listener_id === undefined) === (params.listener_url === undefined)) {
+    const message = "give one of listener_id (a webhook wh_...) or listener_url";
+    throw new HooklineError("validation_failed", `Invalid parameters: ${message}`, {
+      problems: [{ code: "required", path: "listener_id", message }],
+    });
+  }
+  if (params.listener_id !== undefined) return params.listener_id;
+  const url = params.listener_url as string;
+  const same = (await hookline.webhooks.list(workspaceId)).find((w) => w.url === url);
+  return same ? same.id : (await hookline.webhooks.create(workspaceId, { url })).id;
+}
 
 /** The subscription routes. */
 export const subscriptionRoutes = [
@@ -20,13 +41,24 @@ export const subscriptionRoutes = [
     method: "POST",
     path: "/v1/subscriptions",
     tag: "Subscriptions",
-    summary: "Subscribe a listener to an emitter; creating an existing subscription returns it",
-    params: Type.Object({ ...Match, filter: FilterParam }),
+    summary:
+      "Subscribe a listener to an emitter (a source dc_... or a workflow p_...); creating an existing subscription returns it",
+    params: Type.Object({
+      ...Match,
+      listener_id: Type.Optional(Match.listener_id),
+      listener_url: Type.Optional(
+        Type.String({
+          description:
+            "Instead of listener_id: a URL; the workspace's webhook with this URL is the listener (made when there is none)",
+        }),
+      ),
+      filter: FilterParam,
+    }),
     data: SubscriptionData,
     async handler({ hookline, workspaceId, params }) {
       const sub = await hookline.subscriptions.create(workspaceId, {
         emitterId: params.emitter_id,
-        listenerId: params.listener_id,
+        listenerId: await listenerOf(hookline, workspaceId, params),
         eventName: params.event_name ?? null,
         ...(params.filter === undefined ? {} : { filter: params.filter }),
       });
@@ -80,45 +112,6 @@ export const subscriptionRoutes = [
     async handler({ hookline, workspaceId, path }) {
       await hookline.subscriptions.deleteById(workspaceId, path.id as string);
       return { data: { deleted: true } };
-    },
-  }),
-  defineRoute({
-    method: "POST",
-    path: "/v1/subscriptions/{id}/replay",
-    tag: "Subscriptions",
-    summary:
-      "Send the stored events of a window to the subscription's webhook again (same webhook-id), oldest first, in resumable batches",
-    params: Type.Object({
-      ...WindowParams,
-      filter: FilterParam,
-      after: Type.Optional(
-        Type.String({ pattern: "^\\d{1,16}$", description: "The cursor of the previous call" }),
-      ),
-      limit: Type.Optional(
-        Type.Integer({
-          minimum: 1,
-          maximum: REPLAY_BATCH.max,
-          description: "Events in this call (default 1000)",
-        }),
-      ),
-    }),
-    data: ReplayData,
-    async handler({ hookline, workspaceId, path, params }) {
-      const result = await hookline.subscriptions.replay(workspaceId, path.id as string, {
-        ...windowOf(params),
-        ...(params.filter === undefined ? {} : { filter: params.filter }),
-        ...(params.after === undefined ? {} : { after: params.after }),
-        ...(params.limit === undefined ? {} : { limit: params.limit }),
-      });
-      return {
-        data: {
-          subscription_id: result.subscriptionId,
-          webhook_id: result.webhookId,
-          replayed: result.replayed,
-          cursor: result.cursor,
-          done: result.done,
-        },
-      };
     },
   }),
 ];

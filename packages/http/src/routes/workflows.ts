@@ -5,11 +5,12 @@
 import type { WorkflowDefinition } from "@hookline/core";
 import Type from "typebox";
 import { defineRoute } from "../_define.js";
-import { eventSummaryJson } from "../_json.js";
 import { envJson, executionJson, workflowJson } from "../_workflow-json.js";
-import { Deleted, EventSummaryData, ListParams, SeqCursor } from "./_schemas.js";
+import { EventSummaryParams, eventSearchOf, eventSummaryList } from "./_event-summaries.js";
+import { Deleted, EventSummaryData, ListParams } from "./_schemas.js";
 
-const ExecutionStatus = Type.Union(
+/** An execution's status. */
+export const ExecutionStatus = Type.Union(
   ["queued", "running", "succeeded", "failed", "exited", "delayed", "suspended"].map((s) => Type.Literal(s)),
 );
 
@@ -22,6 +23,13 @@ export const WorkflowData = Type.Object({
   }),
   steps: Type.Array(Type.Record(Type.String(), Type.Unknown())),
   active: Type.Boolean(),
+  next_run_at: Type.Union([Type.Integer(), Type.Null()], {
+    description: "When an active timer workflow runs next (epoch seconds); null otherwise",
+  }),
+  retry: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: "The retry policy" })),
+  concurrency: Type.Optional(Type.Object({ max: Type.Integer() })),
+  throttle: Type.Optional(Type.Object({ limit: Type.Integer(), interval_ms: Type.Integer() })),
+  queue_size: Type.Optional(Type.Integer()),
   created_at: Type.Integer(),
   updated_at: Type.Integer(),
 });
@@ -34,6 +42,7 @@ export const ExecutionData = Type.Object({
   trigger: Type.String(),
   event: Type.Unknown(),
   context: Type.Unknown(),
+  replay_of: Type.Union([Type.String(), Type.Null()], { description: "The execution this one replays" }),
   steps: Type.Array(
     Type.Object({
       name: Type.String(),
@@ -47,6 +56,12 @@ export const ExecutionData = Type.Object({
       started_at_ms: Type.Union([Type.Number(), Type.Null()]),
       duration_ms: Type.Union([Type.Number(), Type.Null()]),
       attempts: Type.Integer(),
+      attempt_errors: Type.Array(Type.Unknown(), { description: "The error of each failed try" }),
+      resume_data: Type.Optional(Type.Unknown({ description: "The resume URL's request body" })),
+      pause: Type.Optional(Type.Unknown({ description: "The $.flow pause this step asked for" })),
+      replayed_from: Type.Union([Type.String(), Type.Null()], {
+        description: "A replay's copy of this step's record from that execution (the step did not run again)",
+      }),
     }),
   ),
   exit_reason: Type.Union([Type.String(), Type.Null()]),
@@ -56,6 +71,9 @@ export const ExecutionData = Type.Object({
   started_at_ms: Type.Union([Type.Number(), Type.Null()]),
   finished_at: Type.Union([Type.Integer(), Type.Null()]),
   finished_at_ms: Type.Union([Type.Number(), Type.Null()]),
+  run_at_ms: Type.Union([Type.Number(), Type.Null()], {
+    description: "When a queued (retry), delayed or suspended run is due",
+  }),
 });
 
 const EnvData = Type.Object({ name: Type.String(), created_at: Type.Integer(), updated_at: Type.Integer() });
@@ -68,13 +86,32 @@ const Definition = {
     Type.Unknown({ description: "[{name, component_id|component_key|component_code, configured_props?}]" }),
   ),
   active: Type.Optional(Type.Boolean()),
+  retry: Type.Optional(
+    Type.Unknown({ description: "{count, initial_ms, factor, max_ms, jitter}: every step's retry policy" }),
+  ),
+  concurrency: Type.Optional(Type.Unknown({ description: "{max}: at most this many runs at once" })),
+  throttle: Type.Optional(
+    Type.Unknown({ description: "{limit, interval_ms}: at most this many starts per interval" }),
+  ),
+  queue_size: Type.Optional(Type.Unknown({ description: "At most this many runs waiting (429 beyond)" })),
 };
 
-type DefinitionParams = { name?: unknown; trigger?: unknown; steps?: unknown; active?: boolean };
+type DefinitionParams = Partial<Record<(typeof DEFINITION_KEYS)[number], unknown>>;
+
+const DEFINITION_KEYS = [
+  "name",
+  "trigger",
+  "steps",
+  "active",
+  "retry",
+  "concurrency",
+  "throttle",
+  "queue_size",
+] as const;
 
 function definitionOf(params: DefinitionParams): Partial<WorkflowDefinition> {
   const out: Record<string, unknown> = {};
-  for (const key of ["name", "trigger", "steps", "active"] as const) {
+  for (const key of DEFINITION_KEYS) {
     if (params[key] !== undefined) out[key] = params[key];
   }
   return out as Partial<WorkflowDefinition>;
@@ -207,22 +244,12 @@ export const workflowRoutes = [
     path: "/v1/workflows/{id}/event_summaries",
     tag: "Events",
     summary: "What the workflow emitted ($.send.emit, and $errors), newest first",
-    params: Type.Object({
-      ...ListParams,
-      after: SeqCursor,
-      expand: Type.Optional(Type.Literal("event")),
-      event_name: Type.Optional(Type.String({ description: "Only this channel" })),
-    }),
+    params: EventSummaryParams,
     data: EventSummaryData,
     list: true,
     async handler({ hookline, workspaceId, path, params }) {
-      const got = await hookline.workflows.events(workspaceId, path.id as string, {
-        limit: params.limit ?? 20,
-        ...(params.after ? { before: params.after } : {}),
-        ...(params.event_name ? { channel: params.event_name } : {}),
-      });
-      const list = got.items.map((e) => eventSummaryJson(e, params.expand === "event"));
-      return { list, ...page(got.items, got.nextCursor, (e) => String(e.seq)) };
+      const page = await hookline.workflows.events(workspaceId, path.id as string, eventSearchOf(params));
+      return eventSummaryList(page, params);
     },
   }),
   defineRoute({

@@ -48,7 +48,7 @@ export function createPoolRuntime(options: RuntimeOptions): PoolRuntime {
     size: options.pool?.size ?? Math.min(8, Math.max(2, availableParallelism())),
     limits: defaults,
     recycleAfter: options.recycleAfter ?? 10_000,
-    stallMs: options.pool?.stallMs ?? 100,
+    stallMs: options.pool?.stallMs ?? 25,
     killAfterMs: options.pool?.killAfterMs ?? 2_000,
     async onCall(key, op, request) {
       const bridge = mounts.get(key)?.bridges[op] as ((r: never) => Promise<unknown>) | undefined;

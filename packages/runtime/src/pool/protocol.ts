@@ -4,6 +4,7 @@
  * `await this.db.get()` never crosses threads; only `fetch` and data-store calls do, one message
  * pair each.
  */
+import type { MessagePort } from "node:worker_threads";
 import type { Limits, MountOptions } from "../types.js";
 
 /** Slots of the claim table: an invocation is claimed by the worker or cancelled by the pool. */
@@ -17,6 +18,13 @@ export interface WorkerData {
   beat: SharedArrayBuffer;
   /** Int32Array[CLAIM_SLOTS]: `seq` while queued, `-seq` once the worker took it, 0 when cancelled. */
   claims: SharedArrayBuffer;
+  /**
+   * Int32Array[1]: how many messages the worker has posted on `replies`, counted after each post,
+   * so that a pool waiting for one can see it arrive without its event loop (threads.ts).
+   */
+  sent: SharedArrayBuffer;
+  /** Where the worker posts its messages (a port the pool can also read synchronously). */
+  replies: MessagePort;
 }
 
 /** A request from the pool; `seq` matches its reply. */

@@ -2,17 +2,17 @@
  * The worker threads of the sandbox pool: starting them, sending requests, and the watchdog.
  *
  * Every request (describe, mount, invoke) is one message with a sequence number, written into the
- * thread's claim table. The worker claims it when it starts it. Every `WATCH_MS` the pool looks at
- * each thread's heartbeat: a thread whose event loop has not run for `stallMs` is stuck in some
- * sandbox's synchronous code, and the requests it has not claimed yet are cancelled and handed
- * back to their callers to run on another thread (their components are remounted there). A
- * request claimed and still running `killAfterMs` past its deadline means the thread cannot be
- * interrupted: the thread is terminated and replaced; that request ends with `timeout`, the other
- * requests it was running with `interrupted`.
+ * thread's claim table. The worker claims it when it starts it. Every `WATCH_MS` while requests are
+ * in flight, the pool looks at each thread's heartbeat: a thread whose event loop has not run for
+ * `stallMs` is stuck in some sandbox's synchronous code, and the requests it has not claimed yet
+ * are cancelled and handed back to their callers to run on another thread (their components are
+ * remounted there). A request claimed and still running `killAfterMs` past its deadline (plus
+ * `STARTUP_MS` for mounts and describes) while the thread's event loop is held means the thread
+ * cannot be interrupted: the thread is terminated and replaced; that request ends with `timeout`,
+ * the other requests it was running with `interrupted`. (An invocation waiting on I/O is ended by
+ * the sandbox's own deadline.)
  */
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { Limits } from "../types.js";
 import {
   CLAIM_SLOTS,
@@ -21,9 +21,22 @@ import {
   type WorkerData,
   type WorkerMessage,
 } from "./protocol.js";
+import { workerBoot } from "./worker-boot.js";
 
 /** How often the watchdog looks at the threads, ms. */
-const WATCH_MS = 20;
+const WATCH_MS = 10;
+
+/** What a mount or describe may take on top of its deadline (loading QuickJS in a new thread), ms. */
+const STARTUP_MS = 1000;
+
+/**
+ * How long the pool waits, spinning, for the reply of an invocation when it is the only request in
+ * flight, in ms. Waking the main thread's event loop for a reply costs about 50 us on the 2-core
+ * machines measured (more than a warm sandbox run); reading the reply synchronously as it arrives
+ * does not. Under load (two requests or more in flight) the pool never waits: its event loop has
+ * other work, and the replies come as messages. A reply later than this comes as a message too.
+ */
+const SPIN_MS = 0.2;
 
 /** `Omit` over each member of a union. */
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -62,6 +75,11 @@ export class PoolThread {
   readonly worker: Worker;
   readonly beat: Float64Array;
   readonly claims: Int32Array;
+  /** Messages the worker has posted (it counts them) and those read here. */
+  private readonly sent: Int32Array;
+  private received = 0;
+  /** The pool's end of the worker's reply port. */
+  private readonly replies: MessagePort;
   readonly pending = new Map<number, Pending>();
   /** Mount keys pinned here. */
   readonly mounts = new Set<number>();
@@ -77,18 +95,30 @@ export class PoolThread {
     // 0 until the worker has started (starting is not being stuck).
     this.beat = new Float64Array(beat);
     this.claims = new Int32Array(claims);
+    const sent = new SharedArrayBuffer(4);
+    this.sent = new Int32Array(sent);
+    const channel = new MessageChannel();
+    this.replies = channel.port1;
     const data: WorkerData = {
       limits: pool.options.limits,
       recycleAfter: pool.options.recycleAfter,
       beat,
       claims,
+      sent,
+      replies: channel.port2,
     };
-    this.worker = new Worker(SOURCE ? sourceBoot() : new URL("./pool-worker.js", import.meta.url), {
+    const boot = workerBoot();
+    this.worker = new Worker(boot.entry, {
+      ...boot.options,
       workerData: data,
-      ...(SOURCE ? { eval: true, execArgv: sourceExecArgv() } : {}),
+      transferList: [channel.port2],
     });
     this.worker.unref();
-    this.worker.on("message", (message: WorkerMessage) => this.onMessage(message));
+    this.replies.unref();
+    this.replies.on("message", (message: WorkerMessage) => {
+      this.received++;
+      this.onMessage(message);
+    });
     this.worker.on("error", (error) => {
       if (process.env.HOOKLINE_POOL_DEBUG) console.error("pool worker error", error);
       pool.kill(this);
@@ -119,11 +149,36 @@ export class PoolThread {
   ): Promise<Reply> {
     const seq = ++this.seq;
     const slot = seq % CLAIM_SLOTS;
+    // A thread's first sandbox loads the QuickJS module: not the component's time.
+    if (message.t !== "invoke") timeoutMs += STARTUP_MS;
     Atomics.store(this.claims, slot, seq);
-    return new Promise<Reply>((resolve) => {
+    const reply = new Promise<Reply>((resolve) => {
       this.pending.set(seq, { seq, timeoutMs, killAt: 0, resolve });
       this.worker.postMessage({ ...message, seq });
+      this.pool.watchdog();
     });
+    if (message.t === "invoke" && this.pool.inFlight() === 1) this.await(seq);
+    return reply;
+  }
+
+  /**
+   * Spins up to `SPIN_MS` for the worker's messages while `seq` is pending, reading each as it
+   * arrives (a bridge call as well as the reply).
+   */
+  private await(seq: number): void {
+    const until = performance.now() + SPIN_MS;
+    while (this.pending.has(seq) && performance.now() < until) {
+      if (Atomics.load(this.sent, 0) === this.received) continue;
+      const got = receiveMessageOnPort(this.replies);
+      if (!got) continue;
+      this.received++;
+      this.onMessage(got.message as WorkerMessage);
+    }
+  }
+
+  /** Closes the pool's end of the reply port (the thread is gone). */
+  closePort(): void {
+    this.replies.close();
   }
 
   /** A message with no reply (dispose, bridge answers). */
@@ -186,10 +241,15 @@ export class ThreadPool {
     if (this.closed) throw new Error("the sandbox pool is closed");
     if (this.threads.length === 0) {
       for (let i = 0; i < this.options.size; i++) this.threads.push(new PoolThread(i, this));
-      this.timer = setInterval(() => this.watch(), WATCH_MS);
-      this.timer.unref();
     }
     return this.threads;
+  }
+
+  /** Starts the watchdog if it is not running: it runs while requests are in flight, never idle. */
+  watchdog(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setInterval(() => this.watch(), WATCH_MS);
+    this.timer.unref();
   }
 
   /**
@@ -208,6 +268,11 @@ export class ThreadPool {
   }
 
   private watch(): void {
+    if (this.inFlight() === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
+    }
     const now = Date.now();
     for (const thread of [...this.threads]) {
       if (thread.pending.size === 0) continue;
@@ -215,7 +280,8 @@ export class ThreadPool {
       for (const pending of [...thread.pending.values()]) {
         if (pending.killAt === 0 && thread.claimed(pending.seq))
           pending.killAt = now + pending.timeoutMs + this.options.killAfterMs;
-        if (pending.killAt !== 0 && now > pending.killAt) {
+        // Overdue and its event loop held: the sandbox's own deadline could not stop it.
+        if (pending.killAt !== 0 && now > pending.killAt && stalled) {
           this.kill(thread, pending.seq);
           break;
         }
@@ -240,6 +306,7 @@ export class ThreadPool {
     thread.dead = true;
     this.killed++;
     void thread.worker.terminate();
+    thread.closePort();
     const index = this.threads.indexOf(thread);
     if (index >= 0 && !this.closed) {
       thread.replacement = new PoolThread(thread.index, this);
@@ -254,6 +321,13 @@ export class ThreadPool {
     this.options.onKilled(thread);
   }
 
+  /** Requests in flight across the threads. */
+  inFlight(): number {
+    let n = 0;
+    for (const thread of this.threads) n += thread.pending.size;
+    return n;
+  }
+
   /** Number of live threads. */
   get size(): number {
     return this.threads.length;
@@ -266,48 +340,10 @@ export class ThreadPool {
     this.threads = [];
     for (const thread of threads) {
       thread.dead = true;
+      thread.closePort();
       for (const pending of thread.pending.values()) pending.resolve({ kind: "killed", overdue: false });
       thread.pending.clear();
     }
     await Promise.all(threads.map((t) => t.worker.terminate()));
   }
-}
-
-/** True when running from the TypeScript sources (tests, `npm start`), false from the build. */
-const SOURCE = import.meta.url.endsWith(".ts");
-
-const tsxDir = () =>
-  createRequire(import.meta.url)
-    .resolve("tsx/package.json")
-    .replace(/package\.json$/, "");
-
-/**
- * From the sources (tests, `npm start`), the worker registers tsx itself before importing
- * worker.ts: on Node 20, tsx's `--import` hooks are set up in the main thread only.
- */
-function sourceBoot(): string {
-  const api = pathToFileURL(`${tsxDir()}dist/esm/api/index.mjs`).href;
-  const entry = new URL("./worker.ts", import.meta.url).href;
-  return `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-}
-
-/**
- * Node flags a worker needs to run the sources: the condition that picks workspace sources, with
- * the process's other flags but not its TypeScript loaders (the worker registers tsx itself).
- */
-function sourceExecArgv(): string[] {
-  const args: string[] = [];
-  const given = process.execArgv;
-  for (let i = 0; i < given.length; i++) {
-    const arg = given[i] as string;
-    if (arg.startsWith("--conditions") || arg === "-C") {
-      if (!arg.includes("=")) i++;
-    } else if (/^--(import|require|loader|experimental-loader)$/.test(arg) || arg === "-r") {
-      const next = given[i + 1] ?? "";
-      if (/tsx|vitest|vite-node/.test(next)) i++;
-      else args.push(arg);
-    } else if (!/^--(import|require|loader|experimental-loader)=.*(tsx|vitest|vite-node)/.test(arg))
-      args.push(arg);
-  }
-  return [...args, "--conditions=@hookline/source"];
 }

@@ -13,7 +13,7 @@ import type {
   QuickJSHandle,
   QuickJSRuntime,
 } from "quickjs-emscripten";
-import type { HostBridges, InvocationError, Limits, LogLine } from "../types.js";
+import type { FlowPause, HostBridges, InvocationError, Limits, LogLine } from "../types.js";
 import { prelude, shimSource } from "./_guest-source.js";
 import { runHostOp } from "./_host-ops.js";
 import { discardModule, getModule } from "./_module.js";
@@ -21,15 +21,7 @@ import { HOST_OVERFLOW, isHostStackOverflow, overflowError, STACK_BYTES } from "
 import { createStackMapper, type StackMapper } from "./_source-map.js";
 import { openTmp, releaseTmp, type TmpOptions, type TmpVolume } from "./volume.js";
 
-/** The default limits of every invocation. */
-export const DEFAULT_LIMITS: Limits = {
-  runTimeoutMs: 30_000,
-  httpTimeoutMs: 10_000,
-  optionsTimeoutMs: 5_000,
-  memoryBytes: 64 * 1024 * 1024,
-  resultBytes: 8 * 1024 * 1024,
-  tmpBytes: 64 * 1024 * 1024,
-};
+export { DEFAULT_LIMITS } from "./_limits.js";
 
 let anonymousTmp = 0;
 
@@ -46,6 +38,7 @@ export interface GuestResult {
   logs: LogLine[];
   dbWrites: [string, unknown, boolean][];
   flowExit?: { reason?: string };
+  pause?: FlowPause;
   returnValue?: unknown;
   error?: InvocationError;
 }
@@ -85,6 +78,8 @@ export class Sandbox {
   private deadline = 0;
   private lastMemoryCheck = 0;
   private interruptReason: "timeout" | "memory" | undefined;
+  /** The memory cap in force (QuickJS's limit): `limits.memoryBytes`, or an invocation's own. */
+  private memoryCap: number;
   private wake: (() => void) | undefined;
   private disposed = false;
   /** The host's stack ran out inside QuickJS: never free this runtime (it would abort). */
@@ -105,6 +100,7 @@ export class Sandbox {
     private readonly options: SandboxOptions,
   ) {
     this.mapStack = createStackMapper(options.bundle, BUNDLE_FILE, BUNDLE_PREFIX.length);
+    this.memoryCap = options.limits.memoryBytes;
   }
 
   private fsCall(arg: string): string {
@@ -234,12 +230,16 @@ export class Sandbox {
    * Runs one invocation (`run`, `action`, `hook`, `options`, `additionalProps`). The guest's
    * `invoke` returns what the component returned; once that is settled (after running the pending
    * jobs, and waiting for host operations while some are pending), its `complete` turns it into
-   * the result's JSON text.
+   * the result's JSON text. `memory` caps the heap during this invocation (an HTTP run's is
+   * smaller than the sandbox's); the sandbox's own cap applies again to the next one.
    */
-  async invoke(kind: string, arg: unknown, timeoutMs: number): Promise<GuestResult> {
+  async invoke(kind: string, arg: unknown, timeoutMs: number, memory?: number): Promise<GuestResult> {
     const { ctx, rt } = this;
     const api = this.requireApi();
     this.invocations++;
+    const cap = memory ?? this.options.limits.memoryBytes;
+    if (cap !== this.memoryCap) rt.setMemoryLimit(cap);
+    this.memoryCap = cap;
     this.startDeadline(timeoutMs);
     let kindH = this.kinds.get(kind);
     if (!kindH) {
@@ -330,7 +330,7 @@ export class Sandbox {
     // computeMemoryUsage walks the heap (about 0.15 ms on a small one): poll every 10 ms only.
     if (now - this.lastMemoryCheck >= 10) {
       this.lastMemoryCheck = now;
-      if (this.memoryUsed() > this.options.limits.memoryBytes) {
+      if (this.memoryUsed() > this.memoryCap) {
         this.interruptReason = "memory";
         return true;
       }
@@ -456,7 +456,7 @@ export class Sandbox {
         : {
             code: "memory",
             name: "RangeError",
-            message: `The invocation exceeded its memory limit of ${this.options.limits.memoryBytes} bytes`,
+            message: `The invocation exceeded its memory limit of ${this.memoryCap} bytes`,
           },
     );
     result.logs = logs;

@@ -4,13 +4,29 @@
  */
 
 import { StoreError } from "@hookline/store";
-import { encodeText } from "@hookline/store/adapter";
+import { type DeliveryTarget, encodeText } from "@hookline/store/adapter";
+import { LRUCache } from "lru-cache";
 import type { SqlNotifier } from "../_notify.js";
 import { type SqlClient, type SqlRow, withTransaction } from "../clients.js";
-import { createGroupCommit, type GroupCommit } from "./group-commit.js";
+import { createGroupCommit, type GroupCommit, type GroupStatement } from "./group-commit.js";
+
+/** An emitter's webhook subscriptions as its emits use them, and their fingerprint (emit-batch.ts). */
+export interface CachedTargets {
+  targets: DeliveryTarget[];
+  fingerprint: string;
+}
+
+/** Emitters whose subscriptions the store keeps, at most. */
+const MAX_CACHED_EMITTERS = 10_000;
 
 /** What the sub-stores of one SQL store share. */
 export interface SqlContext {
+  /**
+   * Each emitter's subscriptions, read once and kept (by `workspaceId + NUL + emitterId`); cleared
+   * when this store changes subscriptions or webhooks. Another store's change is caught by the
+   * emit's write, which checks the fingerprint (emit-batch.ts).
+   */
+  readonly targets: LRUCache<string, CachedTargets>;
   /** The client statements go through (outside a transaction). */
   readonly client: SqlClient;
   /** The store clock. */
@@ -25,6 +41,12 @@ export interface SqlContext {
    * with the `conflict` message.
    */
   run(text: string, params?: unknown[], conflict?: string, db?: SqlClient): Promise<SqlRow[]>;
+  /**
+   * Runs the statements in order on `db` as {@link SqlContext.run} runs one (in one exchange when
+   * the client can pipeline, with the transaction's COMMIT when `commit` says they are its last),
+   * then hands each its rows (`onRows`).
+   */
+  runMany(statements: GroupStatement[], db: SqlClient, options?: { commit?: boolean }): Promise<void>;
   /** The first row of {@link SqlContext.run}. */
   one(text: string, params?: unknown[]): Promise<SqlRow | undefined>;
   /** Runs `fn` in a transaction (after checking the store is open). */
@@ -34,6 +56,11 @@ export interface SqlContext {
    * writes that many callers make at once (emits, delivery outcomes and attempts).
    */
   grouped: GroupCommit;
+  /**
+   * The group commit of delivery outcomes (`complete`, `recordAttempt`): a committer of their own,
+   * so that an emit never waits for a batch of outcomes, and each group stays one statement.
+   */
+  outcomes: GroupCommit;
   /**
    * A select-list item that sends a "deliveries are due" notice when `condition` holds (on commit),
    * appending its parameters to `params`; `NULL` when notifications are off.
@@ -45,7 +72,9 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "23505";
 }
 
-const encodeParam = (value: unknown): unknown => (typeof value === "string" ? encodeText(value) : value);
+/** A parameter with its strings encoded, the elements of an array parameter (`unnest($1::text[])`) too. */
+const encodeParam = (value: unknown): unknown =>
+  typeof value === "string" ? encodeText(value) : Array.isArray(value) ? value.map(encodeParam) : value;
 
 /** Makes the context of one SQL store. */
 export function createSqlContext(
@@ -67,19 +96,51 @@ export function createSqlContext(
       throw error;
     }
   };
+  const runMany: SqlContext["runMany"] = async (statements, db, options) => {
+    open();
+    if (!db.pipeline) {
+      for (const statement of statements) {
+        // Not `statement.onRows?.(await run(...))`: an absent onRows would skip the run itself.
+        const rows = await run(statement.text, statement.params, undefined, db);
+        statement.onRows?.(rows);
+      }
+      return;
+    }
+    let results: { rows: SqlRow[] }[];
+    try {
+      results = await db.pipeline(
+        statements.map((s) => ({ text: s.text, params: s.params.map(encodeParam) })),
+        options,
+      );
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new StoreError("conflict", "Unique constraint violated");
+      throw error;
+    }
+    for (const [i, statement] of statements.entries()) statement.onRows?.(results[i]?.rows ?? []);
+  };
   const transaction = <T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> => {
     open();
     return withTransaction(client, fn);
   };
+  const committer = {
+    transaction,
+    client,
+    concurrency: client.parallelTransactions ?? 1,
+    run: (db: SqlClient, statements: GroupStatement[], commit: boolean) =>
+      runMany(statements, db, { commit }),
+  };
   return {
+    targets: new LRUCache<string, CachedTargets>({ max: MAX_CACHED_EMITTERS }),
     client,
     clock,
     notifier,
     open,
     run,
+    runMany,
     one: async (text, params) => (await run(text, params))[0],
     transaction,
-    grouped: createGroupCommit(transaction, client.parallelTransactions ?? 1),
+    grouped: createGroupCommit(committer),
+    outcomes: createGroupCommit(committer),
     notifyDueWhen(condition, params) {
       if (!notifier) return "NULL";
       params.push(notifier.channel, notifier.duePayload());

@@ -1,6 +1,7 @@
 /** Delivery records in SQL: reads, retry, recover and purge. */
-import type { Delivery, DeliveryStore, DeliveryWithEvent } from "@hookline/store";
+import type { Delivery, DeliveryStore, DeliveryWithEvent, StoredEvent } from "@hookline/store";
 import { clampLimit, newDelivery, pageOf, parseIdCursor } from "@hookline/store/adapter";
+import type { SqlClient } from "../clients.js";
 import { countOf, placeholders, type SqlContext } from "./context.js";
 import { ATTEMPT, cols, DELIVERY, EVENT, toAttempt, toDelivery, toEvent, unprefix } from "./rows.js";
 
@@ -98,33 +99,7 @@ export function sqlDeliveries(c: SqlContext): DeliveryStore {
       );
       return countOf(rows);
     },
-    async enqueue(workspaceId, webhookId, events, now) {
-      c.open();
-      if (events.length === 0) return [];
-      // Built as pending; the statement makes each paused when the webhook is disabled.
-      const rows = events.map((event) => newDelivery(event, { webhookId, active: true }, now));
-      const params: unknown[] = [workspaceId, webhookId, now];
-      const values = placeholders(rows.length, 2).replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 3}`);
-      params.push(...rows.flatMap((row) => [row.id, row.eventId]));
-      const made = await c.run(
-        `WITH made AS (
-           INSERT INTO deliveries
-             (id, workspace_id, webhook_id, event_id, emitter_id, channel, state, next_attempt_at, created_at, updated_at)
-           SELECT v.id, $1, w.id, e.id, e.emitter_id, e.channel,
-                  CASE WHEN w.active THEN 'pending' ELSE 'paused' END, $3::bigint, $3::bigint, $3::bigint
-           FROM (VALUES ${values}) AS v (id, event_id)
-           JOIN events e ON e.id = v.event_id AND e.workspace_id = $1
-           JOIN webhooks w ON w.id = $2 AND w.workspace_id = $1
-           RETURNING id, state
-         ), c AS (SELECT count(*) FILTER (WHERE state = 'pending') AS due FROM made)
-         SELECT made.id, made.state, (SELECT ${c.notifyDueWhen("due > 0", params)} FROM c) AS noted FROM made`,
-        params,
-      );
-      const states = new Map(made.map((row) => [String(row.id), String(row.state)]));
-      return rows
-        .filter((row) => states.has(row.id))
-        .map((row): Delivery => ({ ...row, state: states.get(row.id) as Delivery["state"] }));
-    },
+    enqueue: (workspaceId, webhookId, events, now) => enqueueSql(c, workspaceId, webhookId, events, now),
     async metrics(workspaceId, webhookId, window) {
       const row = await c.one(
         `SELECT count(*) AS n,
@@ -158,4 +133,45 @@ export function sqlDeliveries(c: SqlContext): DeliveryStore {
       };
     },
   };
+}
+
+/**
+ * New deliveries of stored events to one webhook (`DeliveryStore.enqueue`), on `db` (a transaction)
+ * when given: pending, or paused when the webhook is disabled; events of another workspace are left out.
+ */
+export async function enqueueSql(
+  c: SqlContext,
+  workspaceId: string,
+  webhookId: string,
+  events: readonly StoredEvent[],
+  now: number,
+  db?: SqlClient,
+): Promise<Delivery[]> {
+  c.open();
+  if (events.length === 0) return [];
+  // Built as pending; the statement makes each paused when the webhook is disabled.
+  const rows = events.map((event) => newDelivery(event, { webhookId, active: true }, now));
+  const params: unknown[] = [workspaceId, webhookId, now];
+  const values = placeholders(rows.length, 2).replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 3}`);
+  params.push(...rows.flatMap((row) => [row.id, row.eventId]));
+  const made = await c.run(
+    `WITH made AS (
+         INSERT INTO deliveries
+           (id, workspace_id, webhook_id, event_id, emitter_id, channel, state, next_attempt_at, created_at, updated_at)
+         SELECT v.id, $1, w.id, e.id, e.emitter_id, e.channel,
+                CASE WHEN w.active THEN 'pending' ELSE 'paused' END, $3::bigint, $3::bigint, $3::bigint
+         FROM (VALUES ${values}) AS v (id, event_id)
+         JOIN events e ON e.id = v.event_id AND e.workspace_id = $1
+         JOIN webhooks w ON w.id = $2 AND w.workspace_id = $1
+         RETURNING id, state
+       ), c AS (SELECT count(*) FILTER (WHERE state = 'pending') AS due FROM made)
+       SELECT made.id, made.state, (SELECT ${c.notifyDueWhen("due > 0", params)} FROM c) AS noted FROM made`,
+    params,
+    undefined,
+    db,
+  );
+  const states = new Map(made.map((row) => [String(row.id), String(row.state)]));
+  return rows
+    .filter((row) => states.has(row.id))
+    .map((row): Delivery => ({ ...row, state: states.get(row.id) as Delivery["state"] }));
 }

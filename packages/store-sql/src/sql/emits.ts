@@ -1,5 +1,5 @@
 /**
- * The atomic emit in SQL: one transaction writes the dedupe state, the events and one delivery per
+ * The atomic emit in SQL: one statement writes the dedupe state, the events and one delivery per
  * matching subscription (the transactional outbox), and sends its notices on commit.
  */
 import type { AppendedEvent, Delivery, EmitCommitInput, EmitStore } from "@hookline/store";
@@ -10,34 +10,52 @@ import {
   subscriptionFilter,
   targetsOf,
 } from "@hookline/store/adapter";
-import type { SqlClient } from "../clients.js";
-import { chunkRows, placeholders, type SqlContext } from "./context.js";
+import type { CachedTargets, SqlContext } from "./context.js";
+import { addToBatch, StaleTargetsError, TARGETS_FINGERPRINT } from "./emit-batch.js";
+import type { GroupScope } from "./group-commit.js";
 import { fromJson, optStr, str, toJson } from "./rows.js";
 
-const EVENT_COLUMNS = 9;
-const DELIVERY_COLUMNS = 10;
-
-/** The emitter's webhook subscriptions, oldest first, locked against a concurrent delete until commit. */
-async function targetsFor(c: SqlContext, tx: SqlClient, workspaceId: string, emitterId: string) {
+/**
+ * The emitter's webhook subscriptions, oldest first, with their fingerprint. No lock: the write
+ * checks the fingerprint under one (emit-batch.ts).
+ */
+async function readTargets(c: SqlContext, workspaceId: string, emitterId: string): Promise<CachedTargets> {
   const rows = await c.run(
-    `SELECT s.event_name, s.filter, w.id AS webhook_id, w.active
-     FROM subscriptions s JOIN webhooks w ON w.id = s.listener_id
-     WHERE s.workspace_id = $1 AND s.emitter_id = $2 AND w.workspace_id = $1
-     ORDER BY s.ord
-     FOR SHARE OF w`,
+    `WITH t AS (
+       SELECT s.ord, s.event_name, s.filter, w.id AS webhook_id, w.active
+       FROM subscriptions s JOIN webhooks w ON w.id = s.listener_id
+       WHERE s.workspace_id = $1 AND s.emitter_id = $2 AND w.workspace_id = $1
+     )
+     SELECT t.*, (SELECT ${TARGETS_FINGERPRINT} FROM t) AS fingerprint
+     FROM (SELECT 1) AS one LEFT JOIN t ON true
+     ORDER BY t.ord`,
     [workspaceId, emitterId],
-    undefined,
-    tx,
   );
-  return rows.map((row): DeliveryTarget => {
-    const filter = subscriptionFilter(fromJson(row.filter) as Record<string, unknown> | undefined);
-    return {
-      eventName: optStr(row.event_name) ?? null,
-      webhookId: str(row.webhook_id),
-      active: row.active === true || row.active === "t",
-      ...(filter ? { filter } : {}),
-    };
-  });
+  const targets = rows
+    .filter((row) => row.webhook_id != null)
+    .map((row): DeliveryTarget => {
+      const filter = subscriptionFilter(fromJson(row.filter) as Record<string, unknown> | undefined);
+      return {
+        eventName: optStr(row.event_name) ?? null,
+        webhookId: str(row.webhook_id),
+        active: row.active === true || row.active === "t",
+        ...(filter ? { filter } : {}),
+      };
+    });
+  return { targets, fingerprint: str(rows[0]?.fingerprint ?? "none") };
+}
+
+/** The key of an emitter's targets in the store's cache. */
+const targetsKey = (workspaceId: string, emitterId: string) => `${workspaceId}\u0000${emitterId}`;
+
+/** The emitter's targets from the store's cache, read when missing. */
+async function cachedTargets(c: SqlContext, workspaceId: string, emitterId: string): Promise<CachedTargets> {
+  const key = targetsKey(workspaceId, emitterId);
+  const known = c.targets.get(key);
+  if (known) return known;
+  const read = await readTargets(c, workspaceId, emitterId);
+  c.targets.set(key, read);
+  return read;
 }
 
 /** One invocation's commit, checked and ready to write. */
@@ -63,102 +81,42 @@ function prepare(c: SqlContext, input: EmitCommitInput): Prepared {
   return { workspaceId: input.workspaceId, componentId: input.componentId, now, rows, bodies, dedupe };
 }
 
-/** Writes one prepared commit inside the transaction `tx`. */
-async function write(c: SqlContext, tx: SqlClient, input: Prepared): Promise<AppendedEvent[]> {
+/**
+ * Adds one prepared commit to the batch of the group whose scope is `scope` (see emit-batch.ts):
+ * its deliveries are computed from `targets` here, and the rows are written with those of the whole
+ * group at its end, each returned event's `seq` set then.
+ */
+function write(scope: GroupScope, c: SqlContext, input: Prepared, known: CachedTargets): AppendedEvent[] {
   const { workspaceId, componentId, now, rows, bodies, dedupe } = input;
-  if (dedupe !== undefined) {
-    await c.run(
-      `INSERT INTO dedupe (component_id, state) VALUES ($1, $2)
-         ON CONFLICT (component_id) DO UPDATE SET state = excluded.state`,
-      [componentId, dedupe],
-      undefined,
-      tx,
-    );
-  }
-  if (rows.length === 0) return [];
-  const targets = await targetsFor(c, tx, workspaceId, componentId);
-
-  const chunk = chunkRows(EVENT_COLUMNS);
-  for (let start = 0; start < rows.length; start += chunk) {
-    const part = rows.slice(start, start + chunk);
-    const params = part.flatMap((row, i) => [
-      row.id,
-      workspaceId,
-      componentId,
-      row.channel,
-      row.summary ?? null,
-      row.eventId ?? null,
-      row.ts,
-      bodies[start + i] ?? null,
-      now,
-    ]);
-    const inserted = await c.run(
-      `INSERT INTO events (id, workspace_id, emitter_id, channel, summary, event_id, ts, body, created_at)
-         VALUES ${placeholders(part.length, EVENT_COLUMNS)} RETURNING id, seq`,
-      params,
-      undefined,
-      tx,
-    );
-    const seqs = new Map(inserted.map((row) => [str(row.id), Number(row.seq)]));
-    for (const row of part) row.seq = seqs.get(row.id) ?? 0;
-  }
-
   const deliveries: Delivery[] = [];
   const events = rows.map((row): AppendedEvent => {
-    const mine = targetsOf(targets, row.channel, row).map((target) => newDelivery(row, target, now));
+    const mine = targetsOf(known.targets, row.channel, row).map((target) => newDelivery(row, target, now));
     deliveries.push(...mine);
     return { ...row, deliveryIds: mine.map((delivery) => delivery.id) };
   });
-  const deliveryChunk = chunkRows(DELIVERY_COLUMNS);
-  for (let start = 0; start < deliveries.length; start += deliveryChunk) {
-    const part = deliveries.slice(start, start + deliveryChunk);
-    await c.run(
-      `INSERT INTO deliveries
-           (id, workspace_id, webhook_id, event_id, emitter_id, channel, state, next_attempt_at, created_at,
-            updated_at)
-         SELECT v.id, v.workspace_id, v.webhook_id, v.event_id, v.emitter_id, v.channel, v.state,
-                v.next_attempt_at, v.created_at, v.updated_at
-         FROM (VALUES ${placeholders(part.length, DELIVERY_COLUMNS, ["", "", "", "", "", "", "", "::bigint", "::bigint", "::bigint"])})
-           AS v (id, workspace_id, webhook_id, event_id, emitter_id, channel, state, next_attempt_at, created_at,
-                 updated_at)`,
-      part.flatMap((d) => [
-        d.id,
-        d.workspaceId,
-        d.webhookId,
-        d.eventId,
-        d.emitterId,
-        d.channel,
-        d.state,
-        d.nextAttemptAt,
-        d.createdAt,
-        d.updatedAt,
-      ]),
-      undefined,
-      tx,
-    );
-  }
-
-  const due = deliveries.some((delivery) => delivery.state === "pending");
-  if (c.notifier) {
-    // Sent on commit, never for a rollback: listeners read committed rows.
-    const seqs = events.map((row) => row.seq).sort((a, b) => a - b);
-    const payloads = c.notifier.eventPayloads(workspaceId, componentId, seqs, due);
-    if (payloads.length > 0) {
-      await c.run(
-        `SELECT ${payloads.map((_, i) => `pg_notify($1, $${i + 2})`).join(", ")}`,
-        [c.notifier.channel, ...payloads],
-        undefined,
-        tx,
-      );
-    }
-  }
+  addToBatch(c, scope, {
+    workspaceId,
+    componentId,
+    now,
+    dedupe,
+    events,
+    bodies,
+    deliveries,
+    fingerprint: rows.length === 0 ? undefined : known.fingerprint,
+  });
   return events;
 }
 
+/** Tries of a commit whose subscriptions changed under it (each reads them again). */
+const STALE_TRIES = 5;
+
 /**
- * The emits of a SQL store. Commits go through the store's group commit (see group-commit.ts): the
- * emits of concurrent invocations are written in one transaction, each caller answered once its
- * own events are committed.
+ * The emits of a SQL store. An emit reads its emitter's subscriptions from a cache (read once, then
+ * kept), and its rows go through the store's group commit (see group-commit.ts): the emits of
+ * concurrent invocations are written by one statement, which checks under a lock that the
+ * subscriptions are still those the deliveries were computed from and otherwise writes nothing (the
+ * commit then reads them again and tries once more). Each caller is answered once its own events
+ * are committed.
  */
 export function sqlEmits(c: SqlContext): EmitStore {
   return {
@@ -167,7 +125,19 @@ export function sqlEmits(c: SqlContext): EmitStore {
       // Everything that can be refused is checked before the transaction starts.
       const prepared = prepare(c, input);
       if (prepared.rows.length === 0 && prepared.dedupe === undefined) return [];
-      return c.grouped((tx) => write(c, tx, prepared));
+      const { workspaceId, componentId } = prepared;
+      for (let tries = 1; ; tries++) {
+        const known =
+          prepared.rows.length === 0
+            ? { targets: [], fingerprint: "none" }
+            : await cachedTargets(c, workspaceId, componentId);
+        try {
+          return await c.grouped(async (_tx, scope) => write(scope, c, prepared, known), { batchOnly: true });
+        } catch (error) {
+          if (!(error instanceof StaleTargetsError) || tries >= STALE_TRIES) throw error;
+          c.targets.delete(targetsKey(workspaceId, componentId));
+        }
+      }
     },
   };
 }

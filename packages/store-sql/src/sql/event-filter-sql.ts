@@ -2,7 +2,8 @@
  * Event filters in SQL: a filter tree (`parseEventFilter` of `@hookline/core`) becomes a condition
  * on the `events` table that every matching row satisfies (a necessary condition). Conditions on
  * `event.*` read `body_json` (the jsonb twin of the body, migration 5): equality uses containment
- * (`@>`, which the GIN index answers) and the rest `#>`. What has no exact translation becomes a
+ * (`@>`, which a GIN index would answer; migration 8 dropped it, pages being bounded by their scan
+ * budget) and the rest `#>`. What has no exact translation becomes a
  * looser condition (or TRUE), and `exact` says so; the store re-checks every row it reads with
  * `matchesFilter` either way, so the JavaScript evaluator stays the one definition.
  */
@@ -135,7 +136,7 @@ class Translator {
       case "$eq": {
         const equal = `coalesce(${at} = ${json(c.value)}, FALSE)`;
         if (path.length === 0 || path.some((s) => /^\d+$/.test(s))) return { sql: equal, exact: true };
-        // Containment first: the GIN index (jsonb_path_ops) answers it; the equality makes it exact.
+        // Containment first (a GIN index on body_json, if one is made, answers it); the equality makes it exact.
         return { sql: `(t.body_json @> ${json(nest(path, c.value))} AND ${equal})`, exact: true };
       }
       case "$ne":
@@ -145,7 +146,7 @@ class Translator {
         const list = `coalesce(${at} IN (${(c.value as unknown[]).map(json).join(", ")}), FALSE)`;
         if (c.op === "$nin") return { sql: `(NOT ${list})`, exact: true };
         if (path.length === 0 || path.some((s) => /^\d+$/.test(s))) return { sql: list, exact: true };
-        // One containment per value (a BitmapOr of the GIN index), made exact by the list.
+        // One containment per value (a BitmapOr of a GIN index, if any), made exact by the list.
         const any = (c.value as unknown[]).map((v) => `t.body_json @> ${json(nest(path, v))}`).join(" OR ");
         return { sql: `((${any}) AND ${list})`, exact: true };
       }

@@ -5,12 +5,11 @@
  * `FOR UPDATE SKIP LOCKED`.
  */
 import { type ExecutionQueue, type ExecutionStore, StoreError } from "@hookline/store";
-import { clampLimit, isFinalStatus, newExecution, pageOf, parseIdCursor } from "@hookline/store/adapter";
+import { clampLimit, newExecution, pageOf, parseIdCursor } from "@hookline/store/adapter";
 import { patcher, type SqlContext } from "./context.js";
-import { cols, toJson } from "./rows.js";
-import { EXECUTION, STEPS_OF, toExecution } from "./workflow-rows.js";
-
-const RETURNED = `${cols(EXECUTION)}, ${STEPS_OF("t")}`;
+import { claimExecutions, RETURNED } from "./execution-claim.js";
+import { toJson } from "./rows.js";
+import { toExecution } from "./workflow-rows.js";
 
 /** The executions of a SQL store. */
 export function sqlExecutions(c: SqlContext): ExecutionStore {
@@ -22,8 +21,8 @@ export function sqlExecutions(c: SqlContext): ExecutionStore {
       try {
         await c.run(
           `INSERT INTO executions (id, workspace_id, workflow_id, status, trigger, event, context, steps,
-             started_at, lease_owner, lease_expires_at, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)`,
+             started_at, lease_owner, lease_expires_at, created_at, updated_at, run_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13)`,
           [
             row.id,
             row.workspaceId,
@@ -37,6 +36,7 @@ export function sqlExecutions(c: SqlContext): ExecutionStore {
             row.leaseOwner ?? null,
             row.leaseExpiresAt ?? null,
             row.createdAt,
+            row.runAt ?? null,
           ],
           `Execution ${row.id} exists`,
         );
@@ -76,6 +76,13 @@ export function sqlExecutions(c: SqlContext): ExecutionStore {
       if (patch.startedAt !== undefined) set("started_at", patch.startedAt, "::bigint");
       if (patch.finishedAt !== undefined) set("finished_at", patch.finishedAt, "::bigint");
       if (patch.leaseExpiresAt !== undefined) set("lease_expires_at", patch.leaseExpiresAt, "::bigint");
+      if (patch.runAt !== undefined) set("run_at", patch.runAt, "::bigint");
+      if (patch.tokens !== undefined) {
+        set("resume_hash", patch.tokens?.resume ?? null, "::text");
+        set("cancel_hash", patch.tokens?.cancel ?? null, "::text");
+      }
+      if (patch.clearResumeData) sets.push("resume_data = NULL");
+      const guard = patch.ifNoResumeData ? " AND t.resume_data IS NULL" : "";
       if (patch.steps !== undefined) {
         set(
           "steps",
@@ -83,16 +90,45 @@ export function sqlExecutions(c: SqlContext): ExecutionStore {
           "::text[]",
         );
       }
-      if (patch.status !== undefined && (isFinalStatus(patch.status) || patch.status === "queued")) {
+      if (patch.status !== undefined && patch.status !== "running") {
         sets.push("lease_owner = NULL", "lease_expires_at = NULL");
       }
       sets.push("updated_at = $3");
       const rows = await c.run(
-        `UPDATE executions t SET ${sets.join(", ")} WHERE t.workspace_id = $1 AND t.id = $2 RETURNING ${RETURNED}`,
+        `UPDATE executions t SET ${sets.join(", ")} WHERE t.workspace_id = $1 AND t.id = $2${guard} RETURNING ${RETURNED}`,
         params,
       );
       const row = rows[0];
       return row && toExecution(row);
+    },
+    async useToken(id, kind, hash, now, data) {
+      // One statement: the token matches and both go, or nothing changes (single use).
+      const resume = kind === "resume";
+      // A resume of a running execution (its step has not ended) stores the data, status unchanged.
+      const rows = await c.run(
+        `UPDATE executions t SET
+           ${
+             resume
+               ? `status = CASE WHEN t.status = 'running' THEN 'running' ELSE 'queued' END,
+                  run_at = CASE WHEN t.status = 'running' THEN t.run_at ELSE $3::bigint END,
+                  resume_data = $4::text`
+               : "status = 'exited', run_at = NULL, exit_reason = 'cancelled', finished_at = $3::bigint"
+           },
+           resume_hash = NULL, cancel_hash = NULL, updated_at = $3::bigint
+         WHERE t.id = $1 AND t.status IN ('delayed', 'suspended'${resume ? ", 'running'" : ""})
+           AND t.${resume ? "resume_hash" : "cancel_hash"} = $2
+         RETURNING ${RETURNED}`,
+        resume ? [id, hash, now, toJson(data ?? null, "data")] : [id, hash, now],
+      );
+      const row = rows[0];
+      return row && toExecution(row);
+    },
+    async countQueued(workflowId) {
+      const rows = await c.run(
+        "SELECT count(*) AS n FROM executions WHERE workflow_id = $1 AND status = 'queued'",
+        [workflowId],
+      );
+      return Number(rows[0]?.n ?? 0);
     },
     async trim(workflowId, keep) {
       // The newest `keep` stay whatever their status; older ones go once they ended.
@@ -105,6 +141,34 @@ export function sqlExecutions(c: SqlContext): ExecutionStore {
         [workflowId, Math.max(0, Math.floor(keep))],
       );
       return Number(rows[0]?.n ?? 0);
+    },
+    async putSteps(workspaceId, id, steps, tokens) {
+      if (steps.some((e) => !Number.isInteger(e.index) || e.index < 0)) return false;
+      if (steps.length === 0)
+        return (
+          (await c.one("SELECT 1 FROM executions WHERE workspace_id = $1 AND id = $2", [workspaceId, id])) !==
+          undefined
+        );
+      // One statement on one row: each element (1-based in SQL), then updated_at.
+      const params: unknown[] = [workspaceId, id, c.clock(), Math.max(...steps.map((e) => e.index)) + 1];
+      const sets = steps.map(({ index, step }) => {
+        params.push(index + 1, toJson(step, `steps[${index}]`));
+        return `steps[$${params.length - 1}::integer] = $${params.length}::text`;
+      });
+      if (tokens) {
+        params.push(tokens.resume, tokens.cancel);
+        sets.push(
+          `resume_hash = $${params.length - 1}::text`,
+          `cancel_hash = $${params.length}::text`,
+          "resume_data = NULL",
+        );
+      }
+      const rows = await c.run(
+        `UPDATE executions SET ${sets.join(", ")}, updated_at = $3::bigint
+         WHERE workspace_id = $1 AND id = $2 AND $4::integer <= cardinality(steps) RETURNING id`,
+        params,
+      );
+      return rows.length > 0;
     },
     async putStep(workspaceId, id, index, step) {
       if (!Number.isInteger(index) || index < 0) return false;
@@ -122,24 +186,7 @@ export function sqlExecutions(c: SqlContext): ExecutionStore {
 /** The execution side of a SQL store's queue. */
 export function sqlExecutionQueue(c: SqlContext): ExecutionQueue {
   return {
-    async claim({ owner, now, leaseMs, limit }) {
-      const max = Math.max(0, Math.floor(limit));
-      if (max === 0) {
-        c.open();
-        return [];
-      }
-      const rows = await c.run(
-        `UPDATE executions t SET status = 'running', lease_owner = $2, lease_expires_at = $3,
-           started_at = coalesce(t.started_at, $1), updated_at = $1
-         FROM (
-           SELECT id FROM executions WHERE status = 'queued' ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED
-         ) q
-         WHERE t.id = q.id AND t.status = 'queued'
-         RETURNING ${RETURNED}`,
-        [now, owner, now + leaseMs, max],
-      );
-      return rows.map(toExecution).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    },
+    claim: (options) => claimExecutions(c, options),
     async sweep(now) {
       const rows = await c.run(
         `WITH swept AS (

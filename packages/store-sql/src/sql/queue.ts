@@ -6,7 +6,7 @@ import type { ClaimedDelivery, DeliveryQueue, Queue, TimerQueue } from "@hooklin
 import { compareText, newAttempt, newRequestDelivery, requestClaim } from "@hookline/store/adapter";
 import type { SqlClient } from "../clients.js";
 import type { SqlContext } from "./context.js";
-import { WAITING_STATE } from "./deliveries.js";
+import { addAttempt, addCompletion, type Completion } from "./outcome-batch.js";
 import {
   cols,
   DELIVERY,
@@ -123,12 +123,7 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
         c.open();
         return [];
       }
-      return c.transaction(async (tx: SqlClient) => {
-        if (perWebhookLimit !== undefined) {
-          // Claims bounded per webhook count the rows in flight: serialize them so that two
-          // claimers never both see room for the same slot.
-          await c.run(`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`, [], undefined, tx);
-        }
+      const lease = async (tx: SqlClient): Promise<ClaimedDelivery[]> => {
         const claimed: ClaimedDelivery[] = [];
         for (;;) {
           const want = max - claimed.length;
@@ -166,33 +161,44 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
           if (skipped === 0 || rows.length === 0) break;
         }
         return claimed.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || compareText(a.id, b.id));
+      };
+      // On one connection (PGlite) statements never overlap: each claim statement sees the rows the
+      // previous one leased, so neither the lock below nor a transaction around them is needed.
+      if (c.client.singleConnection) return lease(c.client);
+      return c.transaction(async (tx: SqlClient) => {
+        if (perWebhookLimit !== undefined) {
+          // Claims bounded per webhook count the rows in flight: serialize them so that two
+          // claimers never both see room for the same slot.
+          await c.run(`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`, [], undefined, tx);
+        }
+        return lease(tx);
       });
     },
     async complete(id, owner, outcome) {
+      c.open();
       const at = outcome.at ?? c.clock();
       const retry = outcome.state === "pending";
-      const nextAttemptAt = retry ? (outcome.nextAttemptAt ?? at) : null;
-      const params: unknown[] = [
+      const completion: Completion = {
         id,
         owner,
-        outcome.state,
-        nextAttemptAt,
-        outcome.status ?? null,
-        outcome.error ?? null,
+        state: outcome.state,
+        nextAttemptAt: retry ? (outcome.nextAttemptAt ?? at) : null,
+        status: outcome.status ?? null,
+        error: outcome.error ?? null,
         at,
-      ];
-      // A row rescheduled while its webhook is disabled waits paused.
-      const state = retry ? `CASE WHEN $3::text = 'pending' THEN ${WAITING_STATE} END` : "$3";
-      let text = `UPDATE deliveries d SET state = ${state}, next_attempt_at = coalesce($4::bigint, next_attempt_at),
-           last_status = $5, last_error = $6, lease_owner = NULL, lease_expires_at = NULL, updated_at = $7
-         WHERE d.id = $1 AND d.state = 'delivering' AND d.lease_owner = $2 RETURNING d.id, d.state`;
-      if (c.notifier && nextAttemptAt !== null && nextAttemptAt <= at) {
-        // Released as due now (such as by a stopping worker): wake the other workers.
-        text = `WITH done AS (${text}) SELECT id, ${c.notifyDueWhen("state = 'pending'", params)} AS noted FROM done`;
-      }
-      // Through the group commit: the outcomes of concurrent deliveries share one transaction.
-      const rows = await c.grouped((tx) => c.run(text, params, undefined, tx));
-      return rows.length > 0;
+        completed: false,
+      };
+      const attempt = outcome.attempt ? newAttempt(outcome.attempt) : undefined;
+      // Through the outcomes' group commit: the outcomes (and attempts) of concurrent deliveries are
+      // written together, with one statement a group (outcome-batch.ts).
+      await c.outcomes(
+        async (_tx, scope) => {
+          if (attempt) addAttempt(c, scope, attempt);
+          addCompletion(c, scope, completion);
+        },
+        { batchOnly: true },
+      );
+      return completion.completed;
     },
     async enqueue(input) {
       const row = newRequestDelivery(input, input.now ?? c.clock());
@@ -217,25 +223,9 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
       return row;
     },
     async recordAttempt(input) {
+      c.open();
       const row = newAttempt(input);
-      await c.grouped((tx) =>
-        c.run(
-          `INSERT INTO attempts (id, delivery_id, workspace_id, at, status, duration_ms, response_excerpt, error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [
-            row.id,
-            row.deliveryId,
-            row.workspaceId,
-            row.at,
-            row.status ?? null,
-            row.durationMs,
-            row.responseExcerpt ?? null,
-            row.error ?? null,
-          ],
-          undefined,
-          tx,
-        ),
-      );
+      await c.outcomes(async (_tx, scope) => addAttempt(c, scope, row), { batchOnly: true });
       return row;
     },
     async sweep(now) {

@@ -9,6 +9,7 @@ import { cols, SUBSCRIPTION, toJson, toSubscription } from "./rows.js";
 export function sqlSubscriptions(c: SqlContext): SubscriptionStore {
   return {
     async create(input) {
+      c.targets.clear(); // the emits' cached subscriptions (emits.ts)
       const row = newSubscription(input, c.clock());
       const inserted = await c.run(
         `INSERT INTO subscriptions (id, workspace_id, emitter_id, listener_id, event_name, filter, created_at)
@@ -51,6 +52,7 @@ export function sqlSubscriptions(c: SqlContext): SubscriptionStore {
       return rows.map(toSubscription);
     },
     async delete(workspaceId, match) {
+      c.targets.clear(); // the emits' cached subscriptions (emits.ts)
       const params: unknown[] = [workspaceId, match.emitterId, match.listenerId];
       let where = "workspace_id = $1 AND emitter_id = $2 AND listener_id = $3";
       if (match.eventName !== undefined) {

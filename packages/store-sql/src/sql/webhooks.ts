@@ -41,6 +41,7 @@ export function sqlWebhooks(c: SqlContext): WebhookStore {
       return rows.map(toWebhook);
     },
     async update(workspaceId, id, patch) {
+      c.targets.clear(); // the emits' cached subscriptions (emits.ts)
       const now = c.clock();
       const params: unknown[] = [workspaceId, id, now];
       const { sets, set } = patcher(params);
@@ -73,6 +74,7 @@ export function sqlWebhooks(c: SqlContext): WebhookStore {
       return row && toWebhook(row);
     },
     async delete(workspaceId, id) {
+      c.targets.clear(); // the emits' cached subscriptions (emits.ts)
       // One statement, so atomic: the webhook, its subscriptions, and its unfinished deliveries fail.
       const rows = await c.run(
         `WITH gone AS (

@@ -3,7 +3,14 @@
  * the other tables). JSON values (trigger, steps, event, context, error, each step record) are kept
  * as JSON text, so they come back exactly as written.
  */
-import type { EnvVar, Execution, ExecutionStatus, ExecutionTrigger, Workflow } from "@hookline/store";
+import type {
+  EnvVar,
+  Execution,
+  ExecutionStatus,
+  ExecutionTrigger,
+  Workflow,
+  WorkflowLimits,
+} from "@hookline/store";
 import type { SqlRow } from "../clients.js";
 import { fromJson, optStr, str } from "./rows.js";
 
@@ -19,6 +26,11 @@ export const WORKFLOW = [
   "active",
   "endpoint_id",
   "source_id",
+  "settings",
+  "max_running",
+  "throttle_limit",
+  "throttle_interval_ms",
+  "queue_size",
   "created_at",
   "updated_at",
 ] as const;
@@ -37,9 +49,19 @@ export const EXECUTION = [
   "finished_at",
   "lease_owner",
   "lease_expires_at",
+  "run_at",
+  "resume_data",
   "created_at",
   "updated_at",
 ] as const;
+
+/** The limit columns of a workflow, in {@link WorkflowLimits} order, as SQL parameters. */
+export const limitParams = (limits: WorkflowLimits | null | undefined): (number | null)[] => [
+  limits?.maxRunning ?? null,
+  limits?.throttleLimit ?? null,
+  limits?.throttleIntervalMs ?? null,
+  limits?.queueSize ?? null,
+];
 
 /** The select-list item of an execution's step records (an array of JSON texts), joined by commas. */
 export const STEPS_OF = (alias: string): string => `array_to_string(${alias}.steps, ',') AS steps`;
@@ -59,6 +81,17 @@ export function toWorkflow(row: SqlRow): Workflow {
   if (endpointId !== undefined) workflow.endpointId = endpointId;
   const sourceId = optStr(row.source_id);
   if (sourceId !== undefined) workflow.sourceId = sourceId;
+  const settings = fromJson(row.settings) as Record<string, unknown> | undefined;
+  if (settings !== undefined) workflow.settings = settings;
+  const limits: WorkflowLimits = {};
+  const set = (key: keyof WorkflowLimits, value: unknown) => {
+    if (!isNull(value)) limits[key] = Number(value);
+  };
+  set("maxRunning", row.max_running);
+  set("throttleLimit", row.throttle_limit);
+  set("throttleIntervalMs", row.throttle_interval_ms);
+  set("queueSize", row.queue_size);
+  if (Object.keys(limits).length > 0) workflow.limits = limits;
   return workflow;
 }
 
@@ -81,11 +114,14 @@ export function toExecution(row: SqlRow): Execution {
   if (exitReason !== undefined) execution.exitReason = exitReason;
   const error = fromJson(row.error) as Execution["error"];
   if (error !== undefined) execution.error = error;
+  const resumeData = fromJson(row.resume_data);
+  if (resumeData !== undefined) execution.resumeData = resumeData;
   const optional = {
     startedAt: optNum(row.started_at),
     finishedAt: optNum(row.finished_at),
     leaseOwner: optStr(row.lease_owner),
     leaseExpiresAt: optNum(row.lease_expires_at),
+    runAt: optNum(row.run_at),
   };
   for (const [key, value] of Object.entries(optional)) {
     if (value !== undefined) (execution as unknown as Record<string, unknown>)[key] = value;

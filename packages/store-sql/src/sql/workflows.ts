@@ -1,9 +1,9 @@
 /** Workflows in SQL: their records, and what deleting one takes with it. */
 import { StoreError, type WorkflowStore } from "@hookline/store";
 import { clampLimit, compareText, newWorkflow, pageOf, parseIdCursor } from "@hookline/store/adapter";
-import { countOf, patcher, type SqlContext } from "./context.js";
+import { cancelDeliveriesSql, countOf, patcher, type SqlContext } from "./context.js";
 import { cols, toJson } from "./rows.js";
-import { toWorkflow, WORKFLOW } from "./workflow-rows.js";
+import { limitParams, toWorkflow, WORKFLOW } from "./workflow-rows.js";
 
 const taken = (endpointId: string): StoreError =>
   new StoreError("conflict", `Endpoint ${endpointId} is taken`);
@@ -24,8 +24,9 @@ export function sqlWorkflows(c: SqlContext): WorkflowStore {
       // NOT EXISTS: nothing is inserted when a source has it).
       const inserted = await c.run(
         `INSERT INTO workflows (id, workspace_id, name, trigger, steps, active, endpoint_id, source_id,
-           created_at, updated_at)
-         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::boolean, $7::text, $8::text, $9::bigint, $9::bigint
+           created_at, updated_at, settings, max_running, throttle_limit, throttle_interval_ms, queue_size)
+         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::boolean, $7::text, $8::text, $9::bigint, $9::bigint, $10::text,
+           $11::integer, $12::integer, $13::bigint, $14::integer
          WHERE $7::text IS NULL OR NOT EXISTS (SELECT 1 FROM deployed_components d WHERE d.endpoint_id = $7::text)
          RETURNING id`,
         [
@@ -38,6 +39,8 @@ export function sqlWorkflows(c: SqlContext): WorkflowStore {
           row.endpointId ?? null,
           row.sourceId ?? null,
           row.createdAt,
+          row.settings === undefined ? null : toJson(row.settings, "settings"),
+          ...limitParams(row.limits),
         ],
         `Workflow ${row.id} exists or endpoint ${row.endpointId ?? ""} is taken`,
       );
@@ -79,6 +82,15 @@ export function sqlWorkflows(c: SqlContext): WorkflowStore {
       if (patch.active !== undefined) set("active", patch.active);
       if (patch.endpointId !== undefined) set("endpoint_id", patch.endpointId, "::text");
       if (patch.sourceId !== undefined) set("source_id", patch.sourceId, "::text");
+      if (patch.settings !== undefined)
+        set("settings", patch.settings === null ? null : toJson(patch.settings, "settings"), "::text");
+      if (patch.limits !== undefined) {
+        const [maxRunning, throttleLimit, throttleIntervalMs, queueSize] = limitParams(patch.limits);
+        set("max_running", maxRunning, "::integer");
+        set("throttle_limit", throttleLimit, "::integer");
+        set("throttle_interval_ms", throttleIntervalMs, "::bigint");
+        set("queue_size", queueSize, "::integer");
+      }
       sets.push("updated_at = $3");
       let guard = "";
       if (typeof patch.endpointId === "string") {
@@ -98,7 +110,8 @@ export function sqlWorkflows(c: SqlContext): WorkflowStore {
     },
     async delete(workspaceId, id) {
       // One statement: the workflow, its executions (by the foreign key's cascade), its timer, its logs and the
-      // subscriptions where it is the emitter or the listener go together.
+      // subscriptions where it is the emitter or the listener go together, and its unfinished
+      // `$.send.http` requests fail (`workflow_deleted`) instead of retrying for days.
       const rows = await c.run(
         `WITH w AS (
            DELETE FROM workflows WHERE workspace_id = $1 AND id = $2 RETURNING id
@@ -109,9 +122,13 @@ export function sqlWorkflows(c: SqlContext): WorkflowStore {
          ), sb AS (
            DELETE FROM subscriptions WHERE workspace_id = $1
              AND (emitter_id IN (SELECT id FROM w) OR listener_id IN (SELECT id FROM w))
-         )
+         ), rq AS (${cancelDeliveriesSql(
+           "workflow_deleted",
+           "$3",
+           "workspace_id = $1 AND request IS NOT NULL AND webhook_id IN (SELECT id FROM w)",
+         )})
          SELECT count(*) AS n FROM w`,
-        [workspaceId, id],
+        [workspaceId, id, c.clock()],
       );
       return countOf(rows) > 0;
     },

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { channelOf, type DeliveryTarget, subscriptionFilter, targetsOf } from "./channels.js";
-export { eventMatches } from "./event-match.js";
+export { eventMatches, hasConditions, scanBudget } from "./event-match.js";
 export { FAULT_POINTS, type FaultHook, type FaultPoint } from "./faults.js";
 export { metricsOf, percentile } from "./metrics.js";
 export { clampLimit, pageOf, parseIdCursor, parseSeqCursor } from "./paging.js";
@@ -26,4 +26,4 @@ export {
 } from "./rows.js";
 export { compareText, decodeText, encodeText, jsonText, utf8Length } from "./text.js";
 export { compareVersions, newestComponent } from "./versions.js";
-export { isFinalStatus, newExecution, newWorkflow } from "./workflow-rows.js";
+export { isDue, isFinalStatus, newExecution, newWorkflow } from "./workflow-rows.js";

@@ -26,6 +26,8 @@ export function newWorkflow(input: CreateWorkflowInput, now: number): Workflow {
   };
   if (input.endpointId !== undefined) row.endpointId = input.endpointId;
   if (input.sourceId !== undefined) row.sourceId = input.sourceId;
+  if (input.settings !== undefined) row.settings = structuredClone(input.settings);
+  if (input.limits !== undefined) row.limits = { ...input.limits };
   return row;
 }
 
@@ -50,12 +52,28 @@ export function newExecution(input: CreateExecutionInput, now: number): Executio
     updatedAt: now,
   };
   if (input.context !== undefined) row.context = structuredClone(input.context);
+  if (input.status === "queued" && input.runAt !== undefined) row.runAt = input.runAt;
   if (input.status === "running") {
     if (input.leaseOwner !== undefined) row.leaseOwner = input.leaseOwner;
     if (input.leaseExpiresAt !== undefined) row.leaseExpiresAt = input.leaseExpiresAt;
     row.startedAt = input.startedAt ?? now;
   }
   return row;
+}
+
+/**
+ * Whether an execution is claimable at `now`: queued and due (`runAt` unset or past), or delayed or
+ * suspended with a `runAt` that is past (a pause without a due time waits for its resume URL).
+ *
+ * @example
+ * ```ts
+ * isDue({ status: "delayed", runAt: 1000 }, 2000); // true
+ * ```
+ */
+export function isDue(exe: Pick<Execution, "status" | "runAt">, now: number): boolean {
+  if (exe.status === "queued") return exe.runAt === undefined || exe.runAt <= now;
+  const paused = exe.status === "delayed" || exe.status === "suspended";
+  return paused && exe.runAt !== undefined && exe.runAt <= now;
 }
 
 /** Whether an execution status is final (`succeeded`, `failed`, `exited`): its lease is dropped. */

@@ -1,6 +1,6 @@
 /** Events in memory: reads, deletes and retention. */
 
-import { eventMatches } from "../adapter/event-match.js";
+import { eventMatches, hasConditions, scanBudget } from "../adapter/event-match.js";
 import { clampLimit, pageOf, parseSeqCursor } from "../adapter/paging.js";
 import { keptByRetention } from "../adapter/retention.js";
 import { utf8Length } from "../adapter/text.js";
@@ -36,21 +36,39 @@ export function memoryEvents(s: MemoryState): EventStore {
     async list(workspaceId, emitterId, options = {}) {
       s.open();
       const limit = clampLimit(options.limit, 10, 100);
+      const scan = scanBudget(options.scan);
       const before = parseSeqCursor(options.before, "before");
       const after = parseSeqCursor(options.after, "after");
-      const matching = [...(s.eventsByEmitter.get(emitterId) ?? [])]
+      // The window: the emitter's next `scan` events from the cursor, in page order; one more tells
+      // whether the scan could go on.
+      const window = [...(s.eventsByEmitter.get(emitterId) ?? [])]
         .map((id) => s.events.get(id) as StoredEvent)
         .filter(
           (row) =>
             row.workspaceId === workspaceId &&
-            (options.channel === undefined || row.channel === options.channel) &&
             (before === undefined || row.seq < before) &&
-            (after === undefined || row.seq > after) &&
-            eventMatches(row, options),
+            (after === undefined || row.seq > after),
         )
-        .sort((a, b) => (options.order === "asc" ? a.seq - b.seq : b.seq - a.seq));
-      const page = pageOf(matching, limit, (row) => String(row.seq));
-      return { ...page, items: copy(page.items) };
+        .sort((a, b) => (options.order === "asc" ? a.seq - b.seq : b.seq - a.seq))
+        .slice(0, scan + 1);
+      // With no condition the page fills first (the budget is at least a page), as in SQL.
+      const examined = hasConditions(options) ? window.slice(0, scan) : window;
+      const kept: StoredEvent[] = [];
+      // Events examined up to the page's last item when the page fills, all of the window otherwise.
+      let scanned = examined.length;
+      for (const [i, row] of examined.entries()) {
+        if (options.channel !== undefined && row.channel !== options.channel) continue;
+        if (!eventMatches(row, options)) continue;
+        kept.push(row);
+        if (kept.length === limit) scanned = i + 1;
+        if (kept.length > limit) break;
+      }
+      if (kept.length <= limit) scanned = examined.length;
+      const page = pageOf(kept, limit, (row) => String(row.seq));
+      const last = examined[examined.length - 1];
+      const budgetReached = kept.length <= limit && window.length > examined.length;
+      if (budgetReached && last) page.nextCursor = String(last.seq);
+      return { ...page, items: copy(page.items), scanned, budgetReached };
     },
     async get(workspaceId, id) {
       s.open();

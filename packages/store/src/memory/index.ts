@@ -5,6 +5,7 @@
 import type { Store, StoreNotice } from "../types/index.js";
 import { memoryAccounts } from "./accounts.js";
 import { memoryApiKeys } from "./api-keys.js";
+import { memoryDataStores } from "./data-stores.js";
 import { memoryDedupe } from "./dedupe.js";
 import { memoryDeliveries } from "./deliveries.js";
 import { memoryDeployedComponents } from "./deployed-components.js";
@@ -13,6 +14,7 @@ import { memoryEvents } from "./events.js";
 import { memoryKv } from "./kv.js";
 import { memoryLogs } from "./logs.js";
 import { memoryQueue } from "./queue.js";
+import { memoryReplays } from "./replays.js";
 import { memorySavedComponents } from "./saved-components.js";
 import { memorySettings } from "./settings.js";
 import { createMemoryState, type MemoryStoreOptions } from "./state.js";
@@ -39,6 +41,7 @@ export type { MemoryStoreOptions } from "./state.js";
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const s = createMemoryState(options);
+  const deliveries = memoryDeliveries(s);
   return {
     workspaces: memoryWorkspaces(s),
     apiKeys: memoryApiKeys(s),
@@ -47,13 +50,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     deployedComponents: memoryDeployedComponents(s),
     dedupe: memoryDedupe(s),
     kv: memoryKv(s),
+    dataStores: memoryDataStores(s),
     emits: memoryEmits(s),
     events: memoryEvents(s),
     logs: memoryLogs(s),
     webhooks: memoryWebhooks(s),
     subscriptions: memorySubscriptions(s),
     timers: memoryTimers(s),
-    deliveries: memoryDeliveries(s),
+    deliveries,
+    replays: memoryReplays(s, deliveries),
     settings: memorySettings(s),
     queue: { ...memoryQueue(s), executions: memoryExecutionQueue(s) },
     workflows: memoryWorkflows(s),

@@ -19,7 +19,7 @@ function inFlightByWebhook(s: MemoryState, now: number): Map<string, number> {
 
 function memoryDeliveryQueue(s: MemoryState): DeliveryQueue {
   const announceDue = (): void => s.announce({ kind: "deliveries", local: true });
-  return {
+  const queue: DeliveryQueue = {
     async claim(options) {
       s.open();
       const { owner, now, leaseMs, limit, perWebhookLimit } = options;
@@ -76,6 +76,9 @@ function memoryDeliveryQueue(s: MemoryState): DeliveryQueue {
       return claimed;
     },
     async complete(id, owner, outcome) {
+      // Recorded before anything else runs, as the SQL stores write both in one statement group.
+      s.open();
+      if (outcome.attempt) void queue.recordAttempt(outcome.attempt).catch(() => undefined);
       const row = s.deliveries.get(id);
       if (row?.state !== "delivering" || row.leaseOwner !== owner) return false;
       const at = outcome.at ?? s.clock();
@@ -131,6 +134,7 @@ function memoryDeliveryQueue(s: MemoryState): DeliveryQueue {
       return count;
     },
   };
+  return queue;
 }
 
 function memoryTimerQueue(s: MemoryState): TimerQueue {

@@ -13,6 +13,7 @@ import {
   type EnvVar,
   type Execution,
   type LogLine,
+  type Replay,
   type SavedComponent,
   type StoredEvent,
   StoreError,
@@ -55,12 +56,15 @@ export interface MemoryState {
   readonly logs: Map<string, LogLine[]>;
   readonly webhooks: Map<string, Webhook>;
   readonly subscriptions: Map<string, Subscription>;
+  readonly replays: Map<string, Replay>;
   readonly timers: Map<string, Timer>;
   readonly deliveries: Map<string, Delivery>;
   readonly attempts: Map<string, Attempt[]>;
   readonly settings: Map<string, string>;
   readonly workflows: Map<string, Workflow>;
   readonly executions: Map<string, Execution>;
+  /** The hashes of a paused execution's resume and cancel tokens, by execution id. */
+  readonly flowTokens: Map<string, { resume: string; cancel: string }>;
   /** Environment variables by `workspaceId + "\0" + name`. */
   readonly env: Map<string, EnvVar>;
   /** Ids of deliveries that are pending, paused or in flight (the hot paths ignore finished ones). */
@@ -141,12 +145,14 @@ export function createMemoryState(options: MemoryStoreOptions): MemoryState {
     logs: new Map(),
     webhooks: new Map(),
     subscriptions: new Map(),
+    replays: new Map(),
     timers: new Map(),
     deliveries,
     attempts: new Map(),
     settings: new Map(),
     workflows: new Map(),
     executions: new Map(),
+    flowTokens: new Map(),
     env: new Map(),
     openDeliveries,
     deliveringIds,

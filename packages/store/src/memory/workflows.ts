@@ -1,12 +1,13 @@
 /** Workflows, executions (with their step records), environment variables and the execution queue, in memory. */
 import { clampLimit, pageOf, parseIdCursor } from "../adapter/paging.js";
-import { isFinalStatus, newExecution, newWorkflow } from "../adapter/workflow-rows.js";
+import { isDue, isFinalStatus, newExecution, newWorkflow } from "../adapter/workflow-rows.js";
 import {
   type EnvStore,
   type Execution,
   type ExecutionQueue,
   type ExecutionStore,
   StoreError,
+  type Workflow,
   type WorkflowStore,
 } from "../types/index.js";
 import { copyPlain as copy } from "./copy.js";
@@ -74,12 +75,18 @@ export function memoryWorkflows(s: MemoryState): WorkflowStore {
       s.open();
       if (!inWorkspace(s.workflows.get(id), workspaceId)) return false;
       s.workflows.delete(id);
-      for (const exe of [...s.executions.values()]) if (exe.workflowId === id) s.executions.delete(exe.id);
+      for (const exe of [...s.executions.values()]) {
+        if (exe.workflowId !== id) continue;
+        s.executions.delete(exe.id);
+        s.flowTokens.delete(exe.id);
+      }
       s.timers.delete(id);
       s.logs.delete(id);
       for (const sub of [...s.subscriptions.values()]) {
         if (sub.emitterId === id || sub.listenerId === id) s.subscriptions.delete(sub.id);
       }
+      // Its unfinished `$.send.http` requests fail instead of retrying for days.
+      s.cancelDeliveries((d) => d.request !== undefined && d.webhookId === id, "workflow_deleted");
       return true;
     },
   };
@@ -120,12 +127,49 @@ export function memoryExecutions(s: MemoryState): ExecutionStore {
       s.open();
       const row = inWorkspace(s.executions.get(id), workspaceId);
       if (!row) return undefined;
-      applyPatch(row, { ...patch, updatedAt: s.clock() });
-      if (patch.status !== undefined && (isFinalStatus(patch.status) || patch.status === "queued")) {
+      const { tokens, clearResumeData, ifNoResumeData, ...fields } = patch;
+      if (ifNoResumeData && row.resumeData !== undefined) return undefined;
+      applyPatch(row, { ...fields, updatedAt: s.clock() });
+      if (tokens !== undefined) {
+        if (tokens === null) s.flowTokens.delete(id);
+        else s.flowTokens.set(id, { ...tokens });
+      }
+      if (clearResumeData) delete row.resumeData;
+      if (patch.status !== undefined && patch.status !== "running") {
         delete row.leaseOwner;
         delete row.leaseExpiresAt;
       }
       return copy(row);
+    },
+    async useToken(id, kind, hash, now, data) {
+      s.open();
+      const row = s.executions.get(id);
+      const tokens = s.flowTokens.get(id);
+      const running = row?.status === "running" && kind === "resume";
+      if (!row || !tokens || (row.status !== "delayed" && row.status !== "suspended" && !running)) {
+        return undefined;
+      }
+      if (tokens[kind] !== hash) return undefined;
+      s.flowTokens.delete(id);
+      if (running) row.resumeData = data === undefined ? null : copy(data);
+      else if (kind === "resume") {
+        row.status = "queued";
+        row.runAt = now;
+        row.resumeData = data === undefined ? null : copy(data);
+      } else {
+        row.status = "exited";
+        row.exitReason = "cancelled";
+        row.finishedAt = now;
+        delete row.runAt;
+      }
+      row.updatedAt = now;
+      return copy(row);
+    },
+    async countQueued(workflowId) {
+      s.open();
+      let n = 0;
+      for (const e of s.executions.values()) if (e.workflowId === workflowId && e.status === "queued") n++;
+      return n;
     },
     async trim(workflowId, keep) {
       s.open();
@@ -137,6 +181,19 @@ export function memoryExecutions(s: MemoryState): ExecutionStore {
         count++;
       }
       return count;
+    },
+    async putSteps(workspaceId, id, steps, tokens) {
+      s.open();
+      const row = inWorkspace(s.executions.get(id), workspaceId);
+      const fits = (i: number) => Number.isInteger(i) && i >= 0 && i < (row?.steps.length ?? 0);
+      if (!row || !steps.every((e) => fits(e.index))) return false;
+      for (const { index, step } of steps) row.steps[index] = copy(step);
+      if (tokens) {
+        s.flowTokens.set(id, { ...tokens });
+        delete row.resumeData;
+      }
+      row.updatedAt = s.clock();
+      return true;
     },
     async putStep(workspaceId, id, index, step) {
       s.open();
@@ -155,10 +212,42 @@ export function memoryExecutionQueue(s: MemoryState): ExecutionQueue {
     async claim({ owner, now, leaseMs, limit }) {
       s.open();
       const claimed: Execution[] = [];
-      for (const row of s.executions.values()) {
+      const due = [...s.executions.values()]
+        .filter((row) => isDue(row, now))
+        .sort((a, b) => (a.runAt ?? 0) - (b.runAt ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      // Free slots of limited workflows, counted once per claim.
+      const room = new Map<string, { running: number; starts: number }>();
+      const roomOf = (workflowId: string, limits: NonNullable<Workflow["limits"]>) => {
+        let r = room.get(workflowId);
+        if (!r) {
+          const since = now - (limits.throttleIntervalMs ?? 0);
+          let running = 0;
+          let starts = 0;
+          for (const e of s.executions.values()) {
+            if (e.workflowId !== workflowId) continue;
+            if (e.status === "running" && (e.leaseExpiresAt ?? 0) > now) running++;
+            if (e.startedAt !== undefined && e.startedAt > since) starts++;
+          }
+          r = {
+            running: (limits.maxRunning ?? Number.POSITIVE_INFINITY) - running,
+            starts: (limits.throttleLimit ?? Number.POSITIVE_INFINITY) - starts,
+          };
+          room.set(workflowId, r);
+        }
+        return r;
+      };
+      for (const row of due) {
         if (claimed.length >= limit) break;
-        if (row.status !== "queued") continue;
+        const limits = s.workflows.get(row.workflowId)?.limits;
+        if (limits) {
+          const r = roomOf(row.workflowId, limits);
+          const first = row.startedAt === undefined;
+          if (r.running <= 0 || (first && r.starts <= 0)) continue;
+          r.running--;
+          if (first) r.starts--;
+        }
         row.status = "running";
+        delete row.runAt;
         row.leaseOwner = owner;
         row.leaseExpiresAt = now + leaseMs;
         row.startedAt ??= now;

@@ -56,7 +56,11 @@ export function eventsSuite(t: SuiteContext): void {
           .map((event) => event.id)
           .reverse(),
       );
-      expect(await store.events.list(ws, "dc_other")).toEqual({ items: [] });
+      expect(await store.events.list(ws, "dc_other")).toEqual({
+        items: [],
+        scanned: 0,
+        budgetReached: false,
+      });
     });
 
     t.test("list refuses a malformed cursor as invalid, naming it", async () => {
@@ -66,7 +70,11 @@ export function eventsSuite(t: SuiteContext): void {
         await expectStoreError(t.store.events.list(ws, dc.id, { after: bad }), "invalid", "after");
         await expectStoreError(t.store.events.list(ws, dc.id, { before: bad }), "invalid", "before");
       }
-      await expect(t.store.events.list(ws, dc.id, { after: "0" })).resolves.toEqual({ items: [] });
+      await expect(t.store.events.list(ws, dc.id, { after: "0" })).resolves.toEqual({
+        items: [],
+        scanned: 0,
+        budgetReached: false,
+      });
     });
 
     t.test("get and getById", async () => {

@@ -48,6 +48,34 @@ export function multiProcessSuite(t: SuiteContext): void {
       expect(done.items.length).toBe(claimed.length);
     });
 
+    t.test("an emit sees the subscriptions and webhooks the other instance changed", async () => {
+      const ws = await t.workspace();
+      const dc = await t.component(ws);
+      const first = await t.webhook(ws);
+      await other.subscriptions.create({ workspaceId: ws, emitterId: dc.id, listenerId: first.id });
+      const targetsOf = async (round: number) => {
+        const [event] = await t.emit(ws, dc.id, events(1, round));
+        return (await other.deliveries.list(ws, { eventId: event!.id, limit: 10 })).items
+          .map((d) => `${d.webhookId}:${d.state}`)
+          .sort();
+      };
+      expect(await targetsOf(1)).toEqual([`${first.id}:pending`]);
+      // The other instance subscribes a second webhook, disables the first, then deletes the second's
+      // subscription: every emit of this instance right after sees each change.
+      const second = await other.webhooks.create({
+        workspaceId: ws,
+        url: "https://example.com/second",
+        active: true,
+        secrets: [{ value: "s", createdAt: 1 }],
+      });
+      await other.subscriptions.create({ workspaceId: ws, emitterId: dc.id, listenerId: second.id });
+      expect(await targetsOf(2)).toEqual([`${first.id}:pending`, `${second.id}:pending`].sort());
+      await other.webhooks.update(ws, first.id, { active: false });
+      expect(await targetsOf(3)).toEqual([`${first.id}:paused`, `${second.id}:pending`].sort());
+      await other.subscriptions.delete(ws, { emitterId: dc.id, listenerId: second.id });
+      expect(await targetsOf(4)).toEqual([`${first.id}:paused`]);
+    });
+
     describe.skipIf(!t.options.notifications)("with notifications", () => {
       t.test("notices of one instance reach the other, not local", async () => {
         const { notices, unsubscribe } = await listen(t, other, t.store);

@@ -101,6 +101,80 @@ export function queueSuite(t: SuiteContext): void {
       expect(await queue.complete(d.id, "w", { state: "succeeded", at: now })).toBe(true);
     });
 
+    t.test("complete records the attempt given with it, even when the lease was lost", async () => {
+      const { store } = t;
+      const queue = store.queue.deliveries;
+      const now = nextWindow();
+      const { ws, deliveryIds } = await t.outbox(2, now);
+      const claimed = await t.drain(new Set(deliveryIds), { owner: "w", now });
+      const [a, b] = claimed as [ClaimedDelivery, ClaimedDelivery];
+      const attempt = (deliveryId: string, status: number) => ({
+        deliveryId,
+        workspaceId: ws,
+        at: now,
+        status,
+        durationMs: 3,
+        responseExcerpt: "ok",
+      });
+      expect(
+        await queue.complete(a.id, "w", { state: "succeeded", status: 200, attempt: attempt(a.id, 200) }),
+      ).toBe(true);
+      expect(
+        await queue.complete(b.id, "lost", { state: "failed", status: 500, attempt: attempt(b.id, 500) }),
+      ).toBe(false);
+      expect(await store.deliveries.get(ws, a.id)).toMatchObject({ state: "succeeded", lastStatus: 200 });
+      expect((await store.deliveries.get(ws, b.id))?.state).toBe("delivering");
+      expect(await store.deliveries.listAttempts(ws, a.id)).toMatchObject([
+        { deliveryId: a.id, status: 200, durationMs: 3, responseExcerpt: "ok", at: now },
+      ]);
+      expect(await store.deliveries.listAttempts(ws, b.id)).toMatchObject([
+        { deliveryId: b.id, status: 500 },
+      ]);
+    });
+
+    t.test("concurrent completions and attempts each get their own answer", async () => {
+      const { store } = t;
+      const queue = store.queue.deliveries;
+      const now = nextWindow();
+      const { ws, deliveryIds } = await t.outbox(12, now);
+      const claimed = await t.drain(new Set(deliveryIds), { owner: "w", now });
+      expect(claimed).toHaveLength(12);
+      // Every third is completed by an owner that lost its lease; some are rescheduled; each row is
+      // also completed a second time at once (only the first of the two can win).
+      const answers = await Promise.all(
+        claimed.flatMap((row, i) => [
+          queue.complete(row.id, i % 3 === 0 ? "lost" : "w", {
+            state: i % 2 === 0 ? "succeeded" : "pending",
+            nextAttemptAt: now + 60_000,
+            status: 200 + i,
+            at: now,
+            attempt: { deliveryId: row.id, workspaceId: ws, at: now, status: 200 + i, durationMs: i },
+          }),
+          queue.complete(row.id, "w", { state: "failed", at: now }),
+          queue.recordAttempt({
+            deliveryId: row.id,
+            workspaceId: ws,
+            at: now + 1,
+            durationMs: 1,
+            error: "x",
+          }),
+        ]),
+      );
+      for (const [i, row] of claimed.entries()) {
+        const [first, second] = answers.slice(i * 3, i * 3 + 2);
+        const stored = await store.deliveries.get(ws, row.id);
+        if (i % 3 === 0) {
+          expect([first, second]).toEqual([false, true]);
+          expect(stored?.state).toBe("failed");
+        } else {
+          expect([first, second]).toEqual([true, false]);
+          expect(stored).toMatchObject({ state: i % 2 === 0 ? "succeeded" : "pending", lastStatus: 200 + i });
+        }
+        const attempts = await store.deliveries.listAttempts(ws, row.id);
+        expect(attempts.map((a) => a.durationMs).sort()).toEqual([1, i].sort());
+      }
+    });
+
     t.test("expired leases are swept back to pending", async () => {
       const { store } = t;
       const now = nextWindow();

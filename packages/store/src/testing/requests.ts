@@ -103,5 +103,37 @@ export function requestsSuite(t: SuiteContext): void {
       expect(await store.queue.deliveries.sweep(now + 10)).toBeGreaterThanOrEqual(1);
       expect((await store.deliveries.get(ws, row.id))?.state).toBe("pending");
     });
+
+    describe.skipIf(!t.options.workflows)("with workflows", () => {
+      t.test(
+        "deleting a workflow fails its unfinished requests (workflow_deleted); others' stay",
+        async () => {
+          const { store } = t;
+          const now = nextWindow();
+          const ws = await t.workspace();
+          const make = () =>
+            store.workflows!.create({
+              workspaceId: ws,
+              name: unique("wf"),
+              trigger: { type: "manual" },
+              steps: [{ name: "a" }],
+              active: true,
+            });
+          const [gone, kept] = [await make(), await make()];
+          const done = await store.queue.deliveries.enqueue(input(ws, now, gone.id));
+          await t.drain(new Set([done.id]), { owner: "w", now });
+          await store.queue.deliveries.complete(done.id, "w", { state: "succeeded", status: 200, at: now });
+          const open = await store.queue.deliveries.enqueue(input(ws, now, gone.id));
+          const other = await store.queue.deliveries.enqueue(input(ws, now, kept.id));
+          expect(await store.workflows!.delete(ws, gone.id)).toBe(true);
+          expect(await store.deliveries.get(ws, open.id)).toMatchObject({
+            state: "failed",
+            lastError: "workflow_deleted",
+          });
+          expect((await store.deliveries.get(ws, done.id))?.state).toBe("succeeded");
+          expect((await store.deliveries.get(ws, other.id))?.state).toBe("pending");
+        },
+      );
+    });
   });
 }

@@ -119,6 +119,33 @@ export interface ListEventsOptions {
    * oldest first, `nextCursor` pages to newer ones (pass it as `after`).
    */
   order?: "asc" | "desc";
+  /**
+   * The page's scan budget: at most this many of the emitter's events are examined, from the cursor
+   * on in the page's order (channel, window and filter are checked on those).
+   * {@link EVENT_SCAN}`.default` when absent; clamped to `[EVENT_SCAN.min, EVENT_SCAN.max]`. A page
+   * that examines its whole budget with events left has `budgetReached` and a `nextCursor` that
+   * continues the scan.
+   */
+  scan?: number;
+}
+
+/**
+ * The scan budget of an event page ({@link ListEventsOptions.scan}): 10,000 events by default (a
+ * filter no index answers still returns within 100 ms over a million events on Postgres), never
+ * fewer than the largest page (so a list with no condition always fills its page).
+ */
+export const EVENT_SCAN = { default: 10_000, min: 100, max: 1_000_000 } as const;
+
+/** A page of events: a {@link Page} and what its scan examined. */
+export interface EventPage extends Page<StoredEvent> {
+  /** How many of the emitter's events this page examined (at most its scan budget). */
+  scanned: number;
+  /**
+   * True when the page examined its whole scan budget and events are left to examine: it may hold
+   * fewer items than asked (even none), and `nextCursor` continues the scan after the last event
+   * examined. False when the page filled first, or the scan reached the end.
+   */
+  budgetReached: boolean;
 }
 
 /**
@@ -139,7 +166,7 @@ export interface RetentionLimits {
 /** Events (the emit log). Events are written by {@link EmitStore.commit}. */
 export interface EventStore {
   /** The emitter's events, newest first; `nextCursor` pages to older ones. */
-  list(workspaceId: string, emitterId: string, options?: ListEventsOptions): Promise<Page<StoredEvent>>;
+  list(workspaceId: string, emitterId: string, options?: ListEventsOptions): Promise<EventPage>;
   /** The event, or undefined. */
   get(workspaceId: string, id: string): Promise<StoredEvent | undefined>;
   /** The event in any workspace, for delivery workers. */

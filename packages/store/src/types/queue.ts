@@ -255,6 +255,11 @@ export interface CompleteOptions {
   error?: string;
   /** The current time (defaults to the store clock). */
   at?: number;
+  /**
+   * The attempt this outcome follows, recorded in the same write (as {@link DeliveryQueue.recordAttempt}
+   * would), even when the lease was lost: what was sent is history either way.
+   */
+  attempt?: RecordAttemptInput;
 }
 
 /** One recorded HTTP attempt of a delivery. */
@@ -303,7 +308,8 @@ export interface DeliveryQueue {
   claim(options: ClaimOptions): Promise<ClaimedDelivery[]>;
   /**
    * Finishes (or reschedules) a claimed row; false when `owner` no longer holds its lease. A row
-   * rescheduled (`pending`) while its webhook is disabled becomes `paused`.
+   * rescheduled (`pending`) while its webhook is disabled becomes `paused`. `outcome.attempt`, when
+   * given, is recorded with it (one write instead of `recordAttempt` then `complete`).
    */
   complete(id: string, owner: string, outcome: CompleteOptions): Promise<boolean>;
   /**

@@ -1,8 +1,11 @@
 /** The Store: every record Hookline persists, and the Queue. */
+
 import type { DedupeStore, DeployedComponentStore, KvStore, SavedComponentStore } from "./components.js";
+import type { DataStoreStore } from "./data-stores.js";
 import type { EmitStore, EventStore, LogStore } from "./events.js";
 import type { StoreNotifications } from "./notifications.js";
 import type { DeliveryStore, Queue, TimerStore } from "./queue.js";
+import type { ReplayStore } from "./replays.js";
 import type { AccountStore, ApiKeyStore, SettingsStore, WorkspaceStore } from "./tenants.js";
 import type { SubscriptionStore, WebhookStore } from "./webhooks.js";
 import type { EnvStore, ExecutionQueue, ExecutionStore, WorkflowStore } from "./workflows.js";
@@ -39,6 +42,8 @@ export interface Store {
   dedupe: DedupeStore;
   /** The component db service. */
   kv: KvStore;
+  /** Named key-value stores of a workspace (`data_store` props, `/v1/data_stores`). */
+  dataStores: DataStoreStore;
   /** The atomic emit: dedupe state, events and their deliveries in one step. */
   emits: EmitStore;
   /** Events. */
@@ -53,6 +58,8 @@ export interface Store {
   timers: TimerStore;
   /** Delivery records. */
   deliveries: DeliveryStore;
+  /** Replay jobs (a subscription's stored events sent again). */
+  replays: ReplayStore;
   /** Settings shared by the nodes using the store. */
   settings: SettingsStore;
   /** What nodes claim: due deliveries, timer ticks and (with workflows) queued executions. */

@@ -27,6 +27,13 @@ export interface Workflow {
   endpointId?: string;
   /** The `dc_` source it listens to (source trigger only). */
   sourceId?: string;
+  /**
+   * Run settings as the engine validated them (JSON it does not interpret): `retry`, and what later
+   * features add. Absent when none were given.
+   */
+  settings?: Record<string, unknown>;
+  /** Limits on its runs that the execution queue's claim enforces. Absent: none. */
+  limits?: WorkflowLimits;
   /** Creation time. */
   createdAt: number;
   /** Last update time. */
@@ -51,6 +58,22 @@ export interface CreateWorkflowInput {
   endpointId?: string;
   /** The source it listens to. */
   sourceId?: string;
+  /** Run settings (JSON). */
+  settings?: Record<string, unknown>;
+  /** Limits on its runs. */
+  limits?: WorkflowLimits;
+}
+
+/**
+ * Limits on a workflow's runs, enforced by {@link ExecutionQueue.claim}: at most `maxRunning`
+ * executions `running` at once; at most `throttleLimit` first starts within any
+ * `throttleIntervalMs`. (`queueSize` is the engine's: it refuses new runs beyond it.)
+ */
+export interface WorkflowLimits {
+  maxRunning?: number;
+  throttleLimit?: number;
+  throttleIntervalMs?: number;
+  queueSize?: number;
 }
 
 /** Fields of a workflow that {@link WorkflowStore.update} changes (`null` clears an optional field). */
@@ -67,6 +90,10 @@ export interface WorkflowPatch {
   endpointId?: string | null;
   /** New source, or null to remove it. */
   sourceId?: string | null;
+  /** New run settings, or null to remove them. */
+  settings?: Record<string, unknown> | null;
+  /** New limits, or null to remove them. */
+  limits?: WorkflowLimits | null;
 }
 
 /** Options of {@link WorkflowStore.list}. */
@@ -93,16 +120,19 @@ export interface WorkflowStore {
   update(workspaceId: string, id: string, patch: WorkflowPatch): Promise<Workflow | undefined>;
   /**
    * Deletes a workflow and, in the same step, its executions (and their steps), its timer and the
-   * subscriptions where it is the emitter or the listener. Its events stay until retention or
-   * `events.delete` removes them. False when not found.
+   * subscriptions where it is the emitter or the listener; its unfinished `$.send.http` requests
+   * fail (`lastError` `workflow_deleted`). Its events stay until retention or `events.delete`
+   * removes them. False when not found.
    */
   delete(workspaceId: string, id: string): Promise<boolean>;
 }
 
 /**
- * Where an execution is: `queued` (accepted, waiting for a node to claim it), `running`,
- * `succeeded`, `failed` (a step threw), `exited` (`$.flow.exit`), `delayed` and `suspended`
- * (reserved: not produced yet).
+ * Where an execution is: `queued` (accepted or waiting for its next try, claimable once `runAt`
+ * is due), `running`, `succeeded`, `failed` (a step threw on its last try), `exited`
+ * (`$.flow.exit`, or cancelled through its cancel URL), `delayed` (`$.flow.delay`/`$.flow.rerun`:
+ * claimable once `runAt` is due) and `suspended` (`$.flow.suspend`: waits for its resume URL, or
+ * `runAt`, its timeout).
  */
 export type ExecutionStatus =
   | "queued"
@@ -158,8 +188,33 @@ export interface ExecutionStep {
   startedAt?: number;
   /** How long it ran. */
   durationMs?: number;
-  /** How many times it was started. */
+  /** How many times it was started (a try that failed, or whose node died, counts). */
   attempts: number;
+  /** The error of each earlier try that failed, oldest first (retries). */
+  attemptErrors?: ExecutionError[];
+  /** What the resume URL's request body carried, after `$.flow.suspend`/`$.flow.delay` (`$resume_data`). */
+  resumeData?: unknown;
+  /** The pause this step asked for when it ended (`$.flow.delay`, `suspend` or `rerun`). */
+  pause?: ExecutionPause;
+  /**
+   * A replay's copy of an earlier execution's record (`exe_...`): the step did not run again in this
+   * execution, its result is the recorded one.
+   */
+  replayedFrom?: string;
+}
+
+/** A pause a step asked for: the run waits after it (or, for `rerun`, runs it again). */
+export interface ExecutionPause {
+  /** `delay`, `suspend` or `rerun`. */
+  kind: "delay" | "suspend" | "rerun";
+  /** When the wait ends (a suspend's timeout). */
+  until?: number;
+  /** For `rerun`: how many runs of the step so far, the context it passed, the most allowed. */
+  runs?: number;
+  context?: unknown;
+  maxReruns?: number;
+  /** How the pause ended: resumed through its URL, or due (a delay passed, a suspend timed out). */
+  outcome?: "resumed" | "due" | "timeout";
 }
 
 /** What started an execution. */
@@ -195,6 +250,10 @@ export interface Execution {
   leaseOwner?: string;
   /** When that node's claim expires (while `running`). */
   leaseExpiresAt?: number;
+  /** When it is due (`queued`, `delayed`, `suspended`): no node claims it before. */
+  runAt?: number;
+  /** The body a resume URL received, until the run takes it up. */
+  resumeData?: unknown;
   /** When it was accepted. */
   createdAt: number;
   /** Last update time. */
@@ -225,6 +284,8 @@ export interface CreateExecutionInput {
   leaseExpiresAt?: number;
   /** For `running`: when it started. */
   startedAt?: number;
+  /** For `queued`: when it is due (now when absent). */
+  runAt?: number;
 }
 
 /** Fields of an execution that {@link ExecutionStore.update} changes. */
@@ -241,6 +302,20 @@ export interface ExecutionPatch {
   finishedAt?: number;
   /** Extends the claim of the running node. */
   leaseExpiresAt?: number;
+  /** When it is due (`queued`, `delayed`, `suspended`); null clears it. */
+  runAt?: number | null;
+  /**
+   * The SHA-256 hex hashes of the paused step's resume and cancel tokens (null clears them); see
+   * {@link ExecutionStore.useToken}.
+   */
+  tokens?: { resume: string; cancel: string } | null;
+  /** Clears the resume data once the run took it up. */
+  clearResumeData?: boolean;
+  /**
+   * Applies the patch only if no resume data is stored (a resume URL called while the step ran):
+   * `update` then answers undefined and changes nothing.
+   */
+  ifNoResumeData?: boolean;
   /**
    * Every step's record, replacing the stored ones (the same count as the workflow's steps; the
    * engine writes them with the execution's end, and one by one with `putStep` for long runs).
@@ -274,6 +349,35 @@ export interface ExecutionStore {
    */
   putStep(workspaceId: string, id: string, index: number, step: ExecutionStep): Promise<boolean>;
   /**
+   * Writes several step records in one statement (the engine writes a step's end together with the
+   * next step's start); false, and nothing written, when the execution is not found or an index
+   * is out of range. With `tokens`, the same statement stores the starting step's token hashes
+   * (its resume URL works while it runs) and clears any resume data.
+   */
+  putSteps(
+    workspaceId: string,
+    id: string,
+    steps: { index: number; step: ExecutionStep }[],
+    tokens?: { resume: string; cancel: string },
+  ): Promise<boolean>;
+  /**
+   * Uses a paused (`delayed` or `suspended`) execution's resume or cancel token, by its hash, once:
+   * both tokens are cleared in the same statement. Resume: the execution becomes `queued`, due
+   * `now`, with `resumeData` = `data` (`null` when absent). Cancel: it becomes `exited` (exit
+   * reason `cancelled`, `finishedAt` = `now`). A resume token of a `running` execution (its step
+   * has not ended yet) stores `resumeData` and leaves the status. Undefined when no such execution
+   * `id` has this `kind` of token with this hash.
+   */
+  useToken(
+    id: string,
+    kind: "resume" | "cancel",
+    hash: string,
+    now: number,
+    data?: unknown,
+  ): Promise<Execution | undefined>;
+  /** How many of the workflow's executions are `queued` (accepted or waiting for a retry). */
+  countQueued(workflowId: string): Promise<number>;
+  /**
    * Retention: deletes the workflow's executions beyond the newest `keep` (by id), but only those
    * that ended (`succeeded`, `failed`, `exited`); returns the number deleted.
    */
@@ -295,9 +399,13 @@ export interface ClaimExecutionsOptions {
 /** The execution side of the Queue: queued executions, each run by exactly one node. */
 export interface ExecutionQueue {
   /**
-   * Leases up to `limit` `queued` executions, oldest first, to `owner`: they become `running` with
-   * `leaseOwner`, `leaseExpiresAt = now + leaseMs` and `startedAt` (when unset) `now`. An execution
-   * is never returned to two concurrent claimers.
+   * Leases up to `limit` due executions (`queued`, `delayed` or `suspended` with `runAt` unset or
+   * `<= now`), oldest first, to `owner`: they become `running` with `leaseOwner`,
+   * `leaseExpiresAt = now + leaseMs`, `runAt` cleared and `startedAt` (when unset) `now`. An
+   * execution is never returned to two concurrent claimers. A `suspended` one is due at its timeout.
+   * A workflow's {@link WorkflowLimits} hold across concurrent claimers: no claim makes more than
+   * `maxRunning` of its executions `running` (under a live lease), nor starts (first claims, when
+   * `startedAt` was unset) more than `throttleLimit` of them within `throttleIntervalMs` before `now`.
    */
   claim(options: ClaimExecutionsOptions): Promise<Execution[]>;
   /** Returns `running` executions whose lease expired (`leaseExpiresAt <= now`) to `queued`; the count. */

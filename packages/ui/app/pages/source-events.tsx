@@ -1,13 +1,15 @@
 /**
  * Events: the newest 100 events, then live ones over SSE (resumed from the list's newest `seq`, so
- * nothing falls between the two), a content search in the browser, and an inspector with the
- * event's JSON and metadata.
+ * nothing falls between the two), a content search (`event_summaries` with a filter), and an
+ * inspector with the event's JSON and metadata. For sources and workflows alike.
  */
-import { useMemo, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api, page, seg } from "../api";
+import { NO_SEARCH, type SearchInput } from "../event-search";
 import { type StreamState, useLiveFeed } from "../sse";
 import type { EventSummary } from "../types";
-import { ConfirmDialog, CopyButton, ErrorNote, SearchField, Time } from "../widgets";
+import { ConfirmDialog, CopyButton, ErrorNote, Time } from "../widgets";
+import { EventSearchForm, useEventSearch } from "./event-search-form";
 import type { SourceContext } from "./source-context";
 
 /** SPEC: the most recent 100 events are inspectable in the UI. */
@@ -31,17 +33,21 @@ export function StreamBadge({ state }: { state: StreamState }) {
   );
 }
 
-/** The Events tab. */
+/** The Events tab of a source: its events, searched on the server. */
 export function EventsTab({ ctx }: { ctx: SourceContext }) {
-  const id = ctx.source.id;
+  return <EventBrowser base={`/v1/sources/${seg(ctx.source.id)}`} server={true} what="this source" />;
+}
+
+/**
+ * The events of an emitter at `base` (`/v1/sources/{id}` or `/v1/workflows/{id}`): the newest 100
+ * kept live over `${base}/sse`, a search (on the server unless `server` is false), the inspector.
+ */
+export function EventBrowser({ base, server, what }: { base: string; server: boolean; what: string }) {
   const feed = useLiveFeed<EventSummary>(
-    `/v1/sources/${seg(id)}/sse`,
+    `${base}/sse`,
     "emit",
     async () => {
-      const first = await page<EventSummary>(`/v1/sources/${seg(id)}/event_summaries`, {
-        limit: KEEP,
-        expand: "event",
-      });
+      const first = await page<EventSummary>(`${base}/event_summaries`, { limit: KEEP, expand: "event" });
       // start_cursor is the newest event's seq: the stream sends what came after it.
       return { items: first.data, lastEventId: first.pageInfo.start_cursor ?? "0" };
     },
@@ -49,26 +55,25 @@ export function EventsTab({ ctx }: { ctx: SourceContext }) {
   );
   const { items: events, loaded, error, state } = feed;
   const [selected, setSelected] = useState<string | undefined>();
-  const [query, setQuery] = useState("");
+  const [search, setSearch] = useState<SearchInput>(NO_SEARCH);
   const [clearing, setClearing] = useState(false);
+  const results = useEventSearch(base, search, events, server);
 
-  const shown = useMemo(() => {
-    const q = query.trim().toLowerCase();
-    if (!q) return events;
-    return events.filter((e) => JSON.stringify([e.event, e.metadata]).toLowerCase().includes(q));
-  }, [events, query]);
-  const current = events.find((e) => e.id === selected);
+  const shown = results.active ? results.items : events;
+  const current = shown.find((e) => e.id === selected) ?? events.find((e) => e.id === selected);
+  let count: string;
+  if (!loaded) count = "Loading events…";
+  else if (!results.active)
+    count = `The newest ${events.length} event${events.length === 1 ? "" : "s"}, live`;
+  else if (results.loading) count = "Searching…";
+  else if (results.error) count = "No results";
+  else if (server)
+    count = `${shown.length}${results.more ? "+" : ""} matching event${shown.length === 1 ? "" : "s"} (newest first; live updates paused while searching)`;
+  else count = `${shown.length} of the newest ${events.length} event${events.length === 1 ? "" : "s"}`;
 
   return (
     <div>
-      <div class="toolbar">
-        <SearchField
-          id="event-search"
-          label="Search events"
-          placeholder="Text in the event or its metadata"
-          value={query}
-          onChange={setQuery}
-        />
+      <EventSearchForm value={search} onChange={setSearch} results={results} server={server}>
         <StreamBadge state={state} />
         <button
           type="button"
@@ -78,44 +83,55 @@ export function EventsTab({ ctx }: { ctx: SourceContext }) {
         >
           Delete events
         </button>
-      </div>
+      </EventSearchForm>
       <ErrorNote error={error} label="Could not load the events" />
-      <p class="muted small-text" aria-live="polite">
-        {loaded
-          ? `${shown.length} of the newest ${events.length} event${events.length === 1 ? "" : "s"}`
-          : "Loading events…"}
+      <p class="muted small-text" aria-live="polite" data-testid="event-count">
+        {count}
       </p>
       <div class="split">
-        <ol class="event-list" aria-label="Events, newest first">
-          {shown.map((e) => (
-            <li key={e.id}>
-              <button
-                type="button"
-                class={`event-row${e.id === selected ? " selected" : ""}`}
-                aria-pressed={e.id === selected}
-                onClick={() => setSelected(e.id)}
-              >
-                <span class="event-summary">{summaryOf(e)}</span>
-                <span class="muted small-text">
-                  <Time ms={e.indexed_at_ms} />
-                  {e.metadata.name !== "default" ? ` · ${e.metadata.name}` : ""}
-                </span>
-              </button>
-            </li>
-          ))}
-          {loaded && events.length === 0 ? (
-            <li class="empty">No events yet. They appear here as they arrive.</li>
+        <div>
+          <ol
+            class="event-list"
+            aria-label={results.active ? "Matching events, newest first" : "Events, newest first"}
+          >
+            {shown.map((e) => (
+              <li key={e.id}>
+                <button
+                  type="button"
+                  class={`event-row${e.id === selected ? " selected" : ""}`}
+                  aria-pressed={e.id === selected}
+                  onClick={() => setSelected(e.id)}
+                >
+                  <span class="event-summary">{summaryOf(e)}</span>
+                  <span class="muted small-text">
+                    <Time ms={e.indexed_at_ms} />
+                    {e.metadata.name !== "default" ? ` · ${e.metadata.name}` : ""}
+                  </span>
+                </button>
+              </li>
+            ))}
+            {loaded && !results.active && events.length === 0 ? (
+              <li class="empty">No events yet. They appear here as they arrive.</li>
+            ) : null}
+            {results.active && !results.loading && !results.error && shown.length === 0 ? (
+              <li class="empty">No event matches this search.</li>
+            ) : null}
+          </ol>
+          {results.more ? (
+            <button type="button" class="small" onClick={() => void results.more?.()}>
+              Older matches
+            </button>
           ) : null}
-        </ol>
+        </div>
         <Inspector event={current} />
       </div>
       <ConfirmDialog
         open={clearing}
-        title="Delete every event of this source?"
+        title={`Delete every event of ${what}?`}
         confirmLabel="Delete events"
         onClose={() => setClearing(false)}
         onConfirm={async () => {
-          await api("DELETE", `/v1/sources/${seg(id)}/events`);
+          await api("DELETE", `${base}/events`);
           feed.setItems(() => []);
           setSelected(undefined);
         }}

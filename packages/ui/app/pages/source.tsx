@@ -9,7 +9,7 @@ import { asApiError, useLoad, useNotice, useTitle } from "../hooks";
 import { Tabs } from "../tabs";
 import { timerSchedule } from "../triggers";
 import type { Component, RunResult, Source } from "../types";
-import { ConfirmDialog, CopyButton, ErrorNote, Loading, Notice, Switch } from "../widgets";
+import { ConfirmDialog, CopyButton, ErrorNote, Loading, NextRun, Notice, Switch } from "../widgets";
 import type { SourceContext } from "./source-context";
 import { EventsTab } from "./source-events";
 import { LogsTab } from "./source-logs";
@@ -107,7 +107,10 @@ export function SourcePage() {
             <CopyButton text={s.endpoint_url} label="Copy the endpoint URL" />
           </span>
         ) : schedule ? (
-          <span>Timer: {schedule}</span>
+          <span>
+            Timer: {schedule}
+            <NextRun at={s.active ? s.next_run_at : null} />
+          </span>
         ) : null}
       </div>
       <Notice text={notice} />

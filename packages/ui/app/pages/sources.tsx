@@ -7,7 +7,7 @@ import { lazy, useLocation } from "preact-iso";
 import { api, listAll, page, seg } from "../api";
 import { useLoad, useNotice, useTitle } from "../hooks";
 import { timerSchedule } from "../triggers";
-import type { Component, EventSummary, Source, Subscription, Webhook } from "../types";
+import type { Component, EventSummary, Source, Subscription, Webhook, Workflow } from "../types";
 import {
   ConfirmDialog,
   CopyButton,
@@ -15,6 +15,7 @@ import {
   ErrorNote,
   ListTable,
   Loading,
+  NextRun,
   Notice,
   SearchField,
   Switch,
@@ -28,20 +29,25 @@ interface ListData {
   components: Map<string, Component>;
   subscriptions: Subscription[];
   webhooks: Map<string, Webhook>;
+  /** Workflows triggered by a source's events. */
+  workflows: Workflow[];
 }
 
 async function loadList(): Promise<ListData> {
-  const [sources, components, subscriptions, webhooks] = await Promise.all([
+  const [sources, components, subscriptions, webhooks, workflows] = await Promise.all([
     listAll<Source>("/v1/sources"),
     listAll<Component>("/v1/components"),
     listAll<Subscription>("/v1/subscriptions"),
     listAll<Webhook>("/v1/webhooks"),
+    // A server without workflows answers 404 route_not_found: no links to show.
+    listAll<Workflow>("/v1/workflows").catch(() => [] as Workflow[]),
   ]);
   return {
     sources,
     components: new Map(components.map((c) => [c.id, c])),
     subscriptions,
     webhooks: new Map(webhooks.map((w) => [w.id, w])),
+    workflows: workflows.filter((w) => w.trigger.type === "source"),
   };
 }
 
@@ -139,7 +145,7 @@ function SourcesList() {
         </p>
       ) : null}
       {list.data && list.data.sources.length > 0 ? (
-        <ListTable caption="Sources" columns={["Name", "Trigger", "Active", "Last event", "Webhooks"]}>
+        <ListTable caption="Sources" columns={["Name", "Trigger", "Active", "Last event", "Linked"]}>
           {shown.map((s) => (
             <SourceRow
               key={s.id}
@@ -194,6 +200,7 @@ function SourceRow({
   const hooks = data.subscriptions
     .filter((sub) => sub.emitter_id === source.id)
     .map((sub) => ({ sub, webhook: data.webhooks.get(sub.listener_id) }));
+  const flows = data.workflows.filter((w) => w.trigger.source_id === source.id);
   return (
     <tr>
       <th scope="row" data-label="Name">
@@ -207,7 +214,10 @@ function SourceRow({
             <CopyButton text={source.endpoint_url} label={`Copy the endpoint of ${source.name}`} />
           </span>
         ) : schedule ? (
-          <span>Timer: {schedule}</span>
+          <span>
+            Timer: {schedule}
+            <NextRun at={source.active ? source.next_run_at : null} />
+          </span>
         ) : (
           <span class="muted">Run now only</span>
         )}
@@ -218,17 +228,25 @@ function SourceRow({
       <td data-label="Last event">
         {last === undefined ? <span class="muted">…</span> : <Time ms={last} />}
       </td>
-      <td data-label="Webhooks">
-        {hooks.length === 0 ? (
+      <td data-label="Linked">
+        {hooks.length === 0 && flows.length === 0 ? (
           <span class="muted">none</span>
         ) : (
           <ul class="plain">
             {hooks.map(({ sub, webhook }) => (
               <li key={sub.id}>
+                <span class="muted">Webhook </span>
                 <a href={`/webhooks/${sub.listener_id}`}>
                   {webhook?.name ?? webhook?.url ?? sub.listener_id}
                 </a>
                 {sub.event_name ? <span class="muted"> ({sub.event_name})</span> : null}
+              </li>
+            ))}
+            {flows.map((w) => (
+              <li key={w.id}>
+                <span class="muted">Workflow </span>
+                <a href={`/workflows/${w.id}`}>{w.name}</a>
+                {w.trigger.event_name ? <span class="muted"> ({w.trigger.event_name})</span> : null}
               </li>
             ))}
           </ul>

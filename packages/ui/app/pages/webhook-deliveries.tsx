@@ -1,10 +1,9 @@
 /**
- * A webhook's deliveries: the rate chart, the newest deliveries (refreshed every few seconds) with
+ * A webhook's deliveries: the newest deliveries (refreshed every few seconds) with
  * their attempts (status, duration, response excerpt, error), retry one, and recover a window.
  */
 import { useState } from "preact/hooks";
 import { type ApiError, api, page, seg } from "../api";
-import { DeliveryChart } from "../chart";
 import { asApiError, useLoad, usePoll } from "../hooks";
 import type { Delivery } from "../types";
 import { ErrorNote, Loading, TextField, Time } from "../widgets";
@@ -14,7 +13,7 @@ const STATUSES = ["pending", "paused", "delivering", "succeeded", "failed"] as c
 async function loadDeliveries(webhookId: string, status: string): Promise<Delivery[]> {
   const out: Delivery[] = [];
   let after: string | undefined;
-  // The newest 300 are enough for the chart and the list.
+  // The newest 300 are enough for the list.
   for (let i = 0; i < 3; i++) {
     const res = await page<Delivery>(`/v1/webhooks/${seg(webhookId)}/deliveries`, {
       limit: 100,
@@ -50,7 +49,6 @@ export function Deliveries({ webhookId, notify }: { webhookId: string; notify: (
   return (
     <section class="card" aria-labelledby="deliveries-title">
       <h2 id="deliveries-title">Deliveries</h2>
-      {list.data && !status ? <DeliveryChart deliveries={list.data} /> : null}
       <div class="toolbar">
         <label for="delivery-status">Status</label>
         <select id="delivery-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>

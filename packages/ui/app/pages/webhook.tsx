@@ -3,12 +3,15 @@
  * confirmation), the sources that feed it, and its deliveries.
  */
 import { useState } from "preact/hooks";
-import { useLocation, useRoute } from "preact-iso";
+import { lazy, useLocation, useRoute } from "preact-iso";
 import { type ApiError, api, listAll, seg } from "../api";
 import { asApiError, useLoad, useNotice, useTitle } from "../hooks";
 import type { Source, Subscription, Webhook } from "../types";
 import { ConfirmDialog, CopyButton, ErrorNote, Loading, Notice, Switch } from "../widgets";
 import { Deliveries } from "./webhook-deliveries";
+
+// The chart is its own chunk, loaded with this page only.
+const DeliveryChart = lazy(() => import("../chart").then((m) => m.DeliveryChart));
 
 /** A webhook's page. */
 export function WebhookPage() {
@@ -77,6 +80,7 @@ export function WebhookPage() {
       />
       <Secret id={w.id} notify={notify} />
       <Feeds id={w.id} />
+      <DeliveryChart webhookId={w.id} />
       <Deliveries webhookId={w.id} notify={notify} />
       <ConfirmDialog
         open={confirm}

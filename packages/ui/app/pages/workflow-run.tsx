@@ -1,14 +1,14 @@
 /**
  * The run view: an execution's status, its trigger event, and each step with its status, timing,
- * summary, return value, exports, logs and error; replay runs it again with the same event.
+ * summary, return value, exports, logs and error; replay (see workflow-replay.tsx).
  */
 import { Fragment } from "preact";
-import { useState } from "preact/hooks";
-import { type ApiError, api, seg } from "../api";
-import { asApiError, useLoad, usePoll } from "../hooks";
+import { api, seg } from "../api";
+import { useLoad, usePoll } from "../hooks";
 import { runDuration, toMs } from "../triggers";
 import type { Execution, ExecutionStep } from "../types";
 import { ErrorNote, Loading, Time } from "../widgets";
+import { Replay } from "./workflow-replay";
 
 const RUNNING = new Set(["queued", "running", "delayed", "suspended"]);
 
@@ -112,8 +112,6 @@ export function RunView({
     [workflowId, executionId, changes],
   );
   usePoll(exe.reload, 1000, exe.data !== undefined && RUNNING.has(exe.data.status));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | undefined>();
   const e = exe.data;
   return (
     <section class="card run" aria-labelledby="run-title">
@@ -139,26 +137,7 @@ export function RunView({
             <summary>Trigger event</summary>
             <pre class="json">{pretty(e.event)}</pre>
           </details>
-          <ErrorNote error={error} label="Replay failed" />
-          <button
-            type="button"
-            disabled={busy}
-            onClick={async () => {
-              setBusy(true);
-              setError(undefined);
-              try {
-                await onReplay(
-                  await api<Execution>("POST", `/v1/workflows/${seg(workflowId)}/run`, { event: e.event }),
-                );
-              } catch (err) {
-                setError(asApiError(err));
-              } finally {
-                setBusy(false);
-              }
-            }}
-          >
-            {busy ? "Replaying…" : "Replay with this event"}
-          </button>
+          <Replay workflowId={workflowId} execution={e} onReplay={onReplay} />
           {e.steps.map((s, i) => (
             <Step key={s.name} step={s} index={i} />
           ))}

@@ -4,12 +4,13 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
-import { type ApiError, api, page, seg } from "../api";
+import { type ApiError, api, apiHas, page, seg } from "../api";
 import { asApiError, useLoad, useNotice, usePoll, useTitle } from "../hooks";
 import { openStream } from "../sse";
 import { describeWorkflowTrigger, runDuration, toMs } from "../triggers";
 import type { Execution, Workflow } from "../types";
-import { CopyButton, ErrorNote, Loading, Notice, Switch, Time } from "../widgets";
+import { CopyButton, ErrorNote, Loading, NextRun, Notice, Switch, Time } from "../widgets";
+import { EventBrowser } from "./source-events";
 import { RunView, StatusBadge } from "./workflow-run";
 
 /** A workflow's page. */
@@ -94,7 +95,10 @@ export function WorkflowPage() {
             {w.trigger.event_name ? ` (${w.trigger.event_name})` : ""}
           </span>
         ) : (
-          <span>{describeWorkflowTrigger(w.trigger)}</span>
+          <span>
+            {describeWorkflowTrigger(w.trigger)}
+            {w.trigger.type === "timer" ? <NextRun at={w.active ? w.next_run_at : null} /> : null}
+          </span>
         )}
       </div>
       <p class="small-text">
@@ -162,6 +166,29 @@ export function WorkflowPage() {
           </div>
         ) : null}
       </section>
+      <WorkflowEvents id={w.id} />
+    </section>
+  );
+}
+
+/**
+ * What the workflow emitted (`$.send.emit`, `$errors`), live, with the events search: on the
+ * server when its `event_summaries` takes a `filter`, else over the loaded events.
+ */
+function WorkflowEvents({ id }: { id: string }) {
+  const [server, setServer] = useState<boolean | undefined>();
+  useEffect(() => {
+    void apiHas("GET", "/v1/workflows/{id}/event_summaries", "filter").then(setServer);
+  }, []);
+  return (
+    <section class="card" aria-labelledby="workflow-events-title">
+      <h2 id="workflow-events-title">Events</h2>
+      <p class="muted small-text">What its steps emitted ($.send.emit) and its failed runs ($errors).</p>
+      {server === undefined ? (
+        <Loading what="events" />
+      ) : (
+        <EventBrowser base={`/v1/workflows/${seg(id)}`} server={server} what="this workflow" />
+      )}
     </section>
   );
 }

@@ -4,7 +4,17 @@ import { api, listAll, seg } from "../api";
 import { useLoad, useNotice, useTitle } from "../hooks";
 import { describeWorkflowTrigger, toMs } from "../triggers";
 import type { Workflow } from "../types";
-import { ConfirmDialog, DeleteCell, ErrorNote, ListTable, Loading, Notice, Switch, Time } from "../widgets";
+import {
+  ConfirmDialog,
+  DeleteCell,
+  ErrorNote,
+  ListTable,
+  Loading,
+  NextRun,
+  Notice,
+  Switch,
+  Time,
+} from "../widgets";
 
 /** The workflows list. */
 export function WorkflowsPage() {
@@ -37,6 +47,7 @@ export function WorkflowsPage() {
               </th>
               <td data-label="Trigger" class="small-text">
                 {describeWorkflowTrigger(w.trigger)}
+                {w.trigger.type === "timer" ? <NextRun at={w.active ? w.next_run_at : null} /> : null}
               </td>
               <td data-label="Steps" class="mono small-text">
                 {w.steps.map((s) => s.name).join(" → ")}

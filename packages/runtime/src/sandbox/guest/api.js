@@ -62,6 +62,17 @@ function mount(propsJson) {
   bindProps(mountedProps);
 }
 
+// A prop's type: its own, or that of the app's prop definition it reuses (`propDefinition`).
+function propType(prop) {
+  if (typeof prop === "string") return prop;
+  if (!prop || typeof prop !== "object") return undefined;
+  if (prop.type !== undefined) return prop.type;
+  var ref = prop.propDefinition;
+  var defs = Array.isArray(ref) && ref[0] && ref[0].propDefinitions;
+  var found = defs && typeof ref[1] === "string" ? defs[ref[1]] : undefined;
+  return found && typeof found === "object" ? found.type : undefined;
+}
+
 // Builds `this` from configured prop values (at mount, and per action run given its own props).
 function bindProps(configured) {
   var def = definition;
@@ -69,7 +80,7 @@ function bindProps(configured) {
   var props = def.props || {};
   for (var name of Object.keys(props)) {
     var prop = props[name];
-    var type = typeof prop === "string" ? prop : prop && typeof prop === "object" ? prop.type : undefined;
+    var type = propType(prop);
     if (type === "$.service.db" || type === "$.interface.http" || type === "app" || type === "data_store")
       self[name] = load("component").prop(type, prop, configured[name]);
     else if (configured[name] !== undefined) self[name] = configured[name];
@@ -122,7 +133,7 @@ function dispatch(kind, arg, rec) {
       bindProps(mountedProps);
       rebound = false;
     }
-    return def.run.call(thisObj, { $: load("component").makeDollar(rec), steps: arg.steps || {} });
+    return def.run.call(thisObj, { $: load("component").makeDollar(rec, arg), steps: arg.steps || {} });
   }
   if (kind === "hook") {
     var hook = def.hooks && def.hooks[arg.name];

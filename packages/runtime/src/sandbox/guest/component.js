@@ -58,7 +58,24 @@
     return out;
   }
 
-  function makeDollar(rec) {
+  // A number of milliseconds given to $.flow.*, or a TypeError naming the call.
+  function msOf(value, what) {
+    var n = Number(value);
+    if (typeof value !== "number" || !Number.isFinite(n) || n < 0)
+      throw new TypeError(what + " takes a number of milliseconds >= 0");
+    return Math.floor(n);
+  }
+
+  // $.flow.delay/suspend/rerun: the run pauses when the step ends; the URLs were made by the host.
+  function pause(rec, arg, entry) {
+    if (!arg.flow) throw new Error("$.flow." + entry.kind + "() works in a workflow step only");
+    if (rec.pause) throw new Error("$.flow." + entry.kind + "(): this step already paused the run");
+    rec.pause = entry;
+    return { resume_url: arg.flow.resume_url, cancel_url: arg.flow.cancel_url };
+  }
+
+  function makeDollar(rec, arg) {
+    arg = arg || {};
     function send(kind) {
       return (payload) => {
         var entry = { kind: kind, payload: toJsonValue(payload, "$.send." + kind) };
@@ -79,7 +96,21 @@
           rec.flowExit = reason === undefined ? {} : { reason: String(reason) };
           throw FLOW_EXIT;
         },
+        delay: (ms) => pause(rec, arg, { kind: "delay", ms: msOf(ms, "$.flow.delay(ms)") }),
+        suspend: (timeoutMs) => {
+          var entry = { kind: "suspend" };
+          if (timeoutMs !== undefined) entry.ms = msOf(timeoutMs, "$.flow.suspend(timeoutMs)");
+          return pause(rec, arg, entry);
+        },
+        rerun: (delayMs, context, maxReruns) => {
+          var entry = { kind: "rerun", ms: msOf(delayMs, "$.flow.rerun(delayMs)") };
+          var json = toJsonValue(context, "$.flow.rerun context");
+          if (json !== undefined) entry.context = json;
+          if (maxReruns !== undefined) entry.maxReruns = msOf(maxReruns, "$.flow.rerun(maxReruns)");
+          return pause(rec, arg, entry);
+        },
       },
+      context: deepFreeze(arg.context || {}),
       send: {
         http: send("http"),
         email: send("email"),
@@ -187,6 +218,7 @@
     if (rec.responds !== null) out += ',"responds":' + S.jsonStringify(rec.responds);
     if (rec.exports !== null) out += ',"exports":' + S.jsonStringify(rec.exports);
     if (rec.flowExit) out += ',"flowExit":' + S.jsonStringify(rec.flowExit);
+    if (rec.pause) out += ',"pause":' + S.jsonStringify(rec.pause);
     if (rec.error) out += ',"error":' + S.jsonStringify(rec.error);
     return out;
   }

@@ -1,0 +1,196 @@
+/**
+ * PGlite on a worker thread of its own. PGlite runs Postgres in WebAssembly on the thread that calls
+ * it, synchronously for the length of each statement: in process, every statement holds the event
+ * loop that also parses HTTP, runs the sandboxes and sends deliveries, and the writes of concurrent
+ * requests never overlap enough to share a group commit (docs/benchmarks.md, "HTTP ingress"). On a
+ * thread of its own the database works while the main thread goes on, and the writes that queue up
+ * meanwhile go out together in the next group.
+ */
+import { Worker } from "node:worker_threads";
+import { createDataDirApart, PGLITE_START_PARAMS } from "./_pglite-settings.js";
+import type { SqlClient, SqlRow, SqlStatement } from "./clients.js";
+import { lockDataDir } from "./data-dir-lock.js";
+
+export { DataDirLockedError } from "./data-dir-lock.js";
+
+/** A {@link SqlClient} over PGlite on a worker thread, and how to close it. */
+export interface PgliteThread extends SqlClient {
+  /** Closes the database, ends the thread and releases the data folder. */
+  close(): Promise<void>;
+  /** True once {@link PgliteThread.close} was called. */
+  readonly closed: boolean;
+}
+
+/** A reply of the thread (see pglite-thread-worker.mjs). */
+interface Reply {
+  id?: number;
+  rows?: SqlRow[];
+  results?: SqlRow[][];
+  error?: Record<string, unknown> & { message: string };
+  notify?: string;
+  payload?: string;
+  ready?: boolean;
+}
+
+/** An error of the thread as an `Error` with the same fields (a Postgres error keeps its `code`). */
+function toError(data: Record<string, unknown> & { message: string }): Error {
+  const { message, name, ...fields } = data;
+  const error = new Error(message);
+  if (typeof name === "string") error.name = name;
+  return Object.assign(error, fields);
+}
+
+/**
+ * Opens PGlite on a worker thread (see the module comment): in memory without `dataDir`, otherwise
+ * in that folder, locked against a second opener as {@link openPglite} does. The result is the
+ * store's client; close it after the store.
+ *
+ * @param dataDir - The data folder (created when missing); in memory when absent.
+ * @example
+ * ```ts
+ * import { createSqlStore, openPgliteThread } from "@hookline/store-sql";
+ *
+ * const db = await openPgliteThread("./hookline-data/pglite");
+ * const store = await createSqlStore(db);
+ * // ...
+ * await store.close();
+ * await db.close();
+ * ```
+ */
+export async function openPgliteThread(dataDir?: string): Promise<PgliteThread> {
+  const lock = dataDir === undefined ? undefined : await lockDataDir(dataDir);
+  try {
+    if (dataDir !== undefined) await createDataDirApart(dataDir);
+    return await start(dataDir, lock?.release);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
+}
+
+/** Starts the thread and waits until PGlite is open in it. */
+async function start(dataDir: string | undefined, release?: () => Promise<void>): Promise<PgliteThread> {
+  const worker = new Worker(new URL("./pglite-thread-worker.mjs", import.meta.url), {
+    workerData: { dataDir, startParams: [...PGLITE_START_PARAMS] },
+    // The thread runs plain JavaScript: no TypeScript loader, no source conditions.
+    execArgv: process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [],
+  });
+  const waiting = new Map<number, { resolve: (reply: Reply) => void; reject: (error: Error) => void }>();
+  const listeners = new Map<string, Set<(payload: string) => void>>();
+  let nextId = 1;
+  let nextTx = 1;
+  let closed = false;
+  let failure: Error | undefined;
+
+  await new Promise<void>((resolve, reject) => {
+    const onReady = (reply: Reply) => {
+      if (reply.ready === undefined) return;
+      worker.off("message", onReady);
+      if (reply.ready) resolve();
+      else reject(toError(reply.error ?? { message: "PGlite did not start" }));
+    };
+    worker.on("message", onReady);
+    worker.once("error", reject);
+  });
+
+  worker.on("message", (reply: Reply) => {
+    if (reply.notify !== undefined) {
+      for (const fn of listeners.get(reply.notify) ?? []) fn(reply.payload ?? "");
+      return;
+    }
+    if (reply.id === undefined) return;
+    const entry = waiting.get(reply.id);
+    waiting.delete(reply.id);
+    if (!entry) return;
+    if (reply.error) entry.reject(toError(reply.error));
+    else entry.resolve(reply);
+  });
+  // The thread died (out of memory, a crash in PGlite): every pending and later call fails.
+  const fail = (error: Error) => {
+    failure ??= error;
+    for (const entry of waiting.values()) entry.reject(failure);
+    waiting.clear();
+  };
+  worker.on("error", fail);
+  worker.on("exit", (code) => fail(new Error(`the PGlite thread ended (exit code ${code})`)));
+
+  const call = (message: Record<string, unknown>): Promise<Reply> => {
+    if (failure) return Promise.reject(failure);
+    const id = nextId++;
+    return new Promise<Reply>((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ ...message, id });
+    });
+  };
+  const query = async (text: string, params: unknown[] | undefined, tx?: number, begin?: boolean) =>
+    ({ rows: (await call({ op: "query", text, params, tx, begin })).rows ?? [] }) as { rows: SqlRow[] };
+
+  const pipeline = async (statements: SqlStatement[], tx?: number, begin?: boolean, commit?: boolean) =>
+    ((await call({ op: "pipeline", statements, tx, begin, commit })).results ?? []).map((rows) => ({ rows }));
+
+  const client: PgliteThread = {
+    get closed() {
+      return closed;
+    },
+    query: (text, params) => query(text, params),
+    pipeline: (statements) => pipeline(statements),
+    singleConnection: true,
+    async transaction(fn) {
+      const tx = nextTx++;
+      // BEGIN goes with the transaction's first statement; a transaction without one sends nothing.
+      // A pipeline may carry the COMMIT (ended), after which nothing more is sent.
+      let begun = false;
+      let ended = false;
+      const first = () => {
+        if (ended) throw new Error("The transaction was committed: no statement may follow");
+        const begin = !begun;
+        begun = true;
+        return begin;
+      };
+      const inside: SqlClient = {
+        query: async (text, params) => query(text, params, tx, first()),
+        async pipeline(statements, options) {
+          const begin = first();
+          if (options?.commit) ended = true;
+          return pipeline(statements, tx, begin, options?.commit);
+        },
+        transaction: (f) => f(inside),
+        singleConnection: true,
+      };
+      let result: Awaited<ReturnType<typeof fn>>;
+      try {
+        result = await fn(inside);
+      } catch (error) {
+        if (begun && !ended) await call({ op: "rollback", tx }).catch(() => undefined);
+        throw error;
+      }
+      if (begun && !ended) await call({ op: "commit", tx });
+      return result;
+    },
+    async listen(channel, onNotify) {
+      let set = listeners.get(channel);
+      if (!set) {
+        set = new Set();
+        listeners.set(channel, set);
+        await call({ op: "listen", channel });
+      }
+      set.add(onNotify);
+      return {
+        async close() {
+          set.delete(onNotify);
+        },
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        if (!failure) await call({ op: "close" });
+      } finally {
+        await worker.terminate();
+        await release?.();
+      }
+    },
+  };
+  return client;
+}

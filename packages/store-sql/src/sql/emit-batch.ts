@@ -1,0 +1,221 @@
+/**
+ * The set-based write of a group commit's emits: each invocation of the group adds its dedupe
+ * state, events and deliveries to the group's batch (in its scope), and one hook at the end of the
+ * group writes them all with ONE statement, whatever the number of invocations: the dedupe states
+ * (upsert), every event and every delivery (`INSERT ... SELECT FROM unnest` of one array per column,
+ * so the text is the same whatever the group's size) and the notices announcing the events, built
+ * by Postgres from the `seq` the INSERT gave them (`pg_notify` of a JSON head written here followed
+ * by the ranges of seqs). The same statement first locks the subscriptions of the group's emitters
+ * (`FOR SHARE`) and checks that they are still those the deliveries were computed from (a
+ * fingerprint): otherwise it writes nothing and the callers read them again (emits.ts). One
+ * statement, needing no transaction around it, is one round trip to Postgres and one exchange with
+ * the PGlite thread, where six were before (BEGIN, the subscriptions, four writes, COMMIT).
+ *
+ * A part whose notice might not fit Postgres's 8000-byte payload (over {@link MAX_SQL_NOTICE_EVENTS}
+ * events, or ids too long for the head) is announced afterwards, from JavaScript, in chunks.
+ */
+import type { AppendedEvent, Delivery } from "@hookline/store";
+import type { SqlContext } from "./context.js";
+import { atGroupEnd, type GroupScope, type GroupStatement } from "./group-commit.js";
+import { str } from "./rows.js";
+
+/** One invocation's part of the batch: its events (whose `seq` the batch fills in) and their deliveries. */
+export interface EmitPart {
+  workspaceId: string;
+  componentId: string;
+  now: number;
+  dedupe: string | null | undefined;
+  events: AppendedEvent[];
+  bodies: (string | null | undefined)[];
+  deliveries: Delivery[];
+  /** The fingerprint of the emitter's subscriptions the deliveries come from (none without events). */
+  fingerprint: string | undefined;
+}
+
+/**
+ * Why a group's write wrote nothing: an emitter's subscriptions or webhooks changed since its
+ * deliveries were computed (through another store instance or node). The commit reads them again.
+ */
+export class StaleTargetsError extends Error {
+  constructor() {
+    super("The subscriptions of an emitter changed while its events were being written");
+    this.name = "StaleTargetsError";
+  }
+}
+
+/**
+ * The fingerprint of an emitter's subscriptions, over rows `ord, webhook_id, event_name, filter,
+ * active` (oldest first): `none` when it has none. The write recomputes it, under a lock on those
+ * rows, and writes nothing when it differs from the one the deliveries were computed from.
+ */
+export const TARGETS_FINGERPRINT = `coalesce(md5(json_agg(json_build_array(webhook_id, event_name, filter, active)
+  ORDER BY ord)::text), 'none')`;
+
+/** The scope key of the batch. */
+const BATCH = "emits/batch";
+
+/**
+ * Events of one part announced by the write statement itself: their seqs form at most this many
+ * ranges, which keeps the payload far below Postgres's limit.
+ */
+export const MAX_SQL_NOTICE_EVENTS = 100;
+
+/**
+ * Adds `part` to the batch of the group whose scope is `scope`; the batch is written at the end of
+ * the group, before COMMIT, and the `seq` of each of `part.events` is set then (before the caller
+ * is answered).
+ */
+export function addToBatch(c: SqlContext, scope: GroupScope, part: EmitPart): void {
+  let parts = scope.get(BATCH) as EmitPart[] | undefined;
+  if (!parts) {
+    const all: EmitPart[] = [];
+    parts = all;
+    scope.set(BATCH, all);
+    atGroupEnd(scope, BATCH, {
+      writes: () => [writeStatement(c, all)],
+      hasAfter: () => all.some((p) => p.events.length > 0 && head(c, p) === undefined),
+      after: () => laterNotices(c, all),
+    });
+  }
+  parts.push(part);
+}
+
+/**
+ * The JSON text of a part's events notice up to its ranges (`{"o":...,"t":"e",...,"r":`), or
+ * undefined when the part is announced afterwards (see the module comment) or nothing is announced.
+ */
+function head(c: SqlContext, part: EmitPart): string | null | undefined {
+  const notifier = c.notifier;
+  if (!notifier) return null;
+  if (part.events.length > MAX_SQL_NOTICE_EVENTS) return undefined;
+  const due = part.deliveries.some((delivery) => delivery.state === "pending");
+  return notifier.eventPayloadHead(part.workspaceId, part.componentId, due);
+}
+
+/** The write of the whole batch; sets each event's `seq` (in the batch's order). */
+function writeStatement(c: SqlContext, parts: EmitPart[]): GroupStatement {
+  const events = parts.flatMap((part) => part.events);
+  const partOf = parts.flatMap((part, i) => part.events.map(() => i + 1));
+  const bodies = parts.flatMap((part) => part.bodies.map((body) => body ?? null));
+  const createdAt = parts.flatMap((part) => part.events.map(() => part.now));
+  const deliveries = parts.flatMap((part) => part.deliveries);
+  // The last dedupe state of each component (a later invocation's replaces an earlier one's).
+  const states = new Map<string, string | null>();
+  for (const part of parts) if (part.dedupe !== undefined) states.set(part.componentId, part.dedupe);
+  // The heads of the parts announced here (null: announced later, or not at all).
+  const heads = parts.map((part) => (part.events.length === 0 ? null : (head(c, part) ?? null)));
+  // Each emitter's expected fingerprint (its parts computed their deliveries from the same one).
+  const expected = new Map<string, { workspaceId: string; emitterId: string; fingerprint: string }>();
+  for (const part of parts) {
+    if (part.fingerprint === undefined) continue;
+    expected.set(`${part.workspaceId}\u0000${part.componentId}`, {
+      workspaceId: part.workspaceId,
+      emitterId: part.componentId,
+      fingerprint: part.fingerprint,
+    });
+  }
+  const checks = [...expected.values()];
+  return {
+    text: `WITH e AS (
+         SELECT * FROM unnest($25::text[], $26::text[], $27::text[]) AS e (workspace_id, emitter_id, fingerprint)
+       ), locked AS (
+         SELECT s.workspace_id, s.emitter_id, s.ord, w.id AS webhook_id, s.event_name, s.filter, w.active
+         FROM subscriptions s JOIN webhooks w ON w.id = s.listener_id AND w.workspace_id = s.workspace_id
+         WHERE (s.workspace_id, s.emitter_id) IN (SELECT workspace_id, emitter_id FROM e)
+         FOR SHARE OF s, w
+       ), now_fp AS (
+         SELECT workspace_id, emitter_id, ${TARGETS_FINGERPRINT} AS fingerprint
+         FROM locked GROUP BY workspace_id, emitter_id
+       ), ok AS (
+         SELECT coalesce(bool_and(coalesce(n.fingerprint, 'none') = e.fingerprint), true) AS ok
+         FROM e LEFT JOIN now_fp n ON n.workspace_id = e.workspace_id AND n.emitter_id = e.emitter_id
+       ), v AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                              $7::bigint[], $8::text[], $9::bigint[], $10::integer[]) WITH ORDINALITY
+           AS v (id, workspace_id, emitter_id, channel, summary, event_id, ts, body, created_at, part, ord)
+       ), ins AS (
+         INSERT INTO events (id, workspace_id, emitter_id, channel, summary, event_id, ts, body, created_at)
+         SELECT id, workspace_id, emitter_id, channel, summary, event_id, ts, body, created_at FROM v
+         WHERE (SELECT ok FROM ok) ORDER BY ord
+         RETURNING id, seq
+       ), dlv AS (
+         INSERT INTO deliveries
+           (id, workspace_id, webhook_id, event_id, emitter_id, channel, state, next_attempt_at, created_at, updated_at)
+         SELECT * FROM unnest($11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
+                              $17::text[], $18::bigint[], $19::bigint[], $20::bigint[])
+         WHERE (SELECT ok FROM ok)
+       ), ded AS (
+         INSERT INTO dedupe (component_id, state)
+         SELECT * FROM unnest($21::text[], $22::text[]) WHERE (SELECT ok FROM ok)
+         ON CONFLICT (component_id) DO UPDATE SET state = excluded.state
+       ), islands AS (
+         SELECT v.part, i.seq, i.seq - row_number() OVER (PARTITION BY v.part ORDER BY i.seq) AS island
+         FROM ins i JOIN v ON v.id = i.id
+       ), ranges AS (
+         SELECT part, min(seq) AS lo, max(seq) AS hi FROM islands GROUP BY part, island
+       ), noted AS (
+         SELECT pg_notify($23, h.head || json_agg(json_build_array(r.lo, r.hi) ORDER BY r.lo)::text || '}')
+         FROM ranges r JOIN unnest($24::text[]) WITH ORDINALITY AS h (head, part) ON h.part = r.part
+         WHERE h.head IS NOT NULL
+         GROUP BY h.part, h.head
+       )
+       SELECT i.id, i.seq, (SELECT ok FROM ok) AS ok, (SELECT count(*) FROM noted) AS noted
+       FROM (SELECT 1) AS one LEFT JOIN ins i ON true`,
+    params: [
+      events.map((e) => e.id),
+      events.map((e) => e.workspaceId),
+      events.map((e) => e.emitterId),
+      events.map((e) => e.channel),
+      events.map((e) => e.summary ?? null),
+      events.map((e) => e.eventId ?? null),
+      events.map((e) => e.ts),
+      bodies,
+      createdAt,
+      partOf,
+      deliveries.map((d) => d.id),
+      deliveries.map((d) => d.workspaceId),
+      deliveries.map((d) => d.webhookId),
+      deliveries.map((d) => d.eventId),
+      deliveries.map((d) => d.emitterId),
+      deliveries.map((d) => d.channel),
+      deliveries.map((d) => d.state),
+      deliveries.map((d) => d.nextAttemptAt),
+      deliveries.map((d) => d.createdAt),
+      deliveries.map((d) => d.updatedAt),
+      [...states.keys()],
+      [...states.values()],
+      c.notifier?.channel ?? "",
+      heads,
+      checks.map((x) => x.workspaceId),
+      checks.map((x) => x.emitterId),
+      checks.map((x) => x.fingerprint),
+    ],
+    onRows(inserted) {
+      if (inserted[0]?.ok === false || inserted[0]?.ok === "f") throw new StaleTargetsError();
+      const seqs = new Map(
+        inserted.filter((row) => row.id != null).map((row) => [str(row.id), Number(row.seq)]),
+      );
+      for (const event of events) event.seq = seqs.get(event.id) ?? 0;
+    },
+  };
+}
+
+/**
+ * The notices of the parts the write statement did not announce (many events, long ids), from
+ * JavaScript in chunks, sent on commit (never for a rollback); built after the write, whose `seq`
+ * they name.
+ */
+function laterNotices(c: SqlContext, parts: EmitPart[]): GroupStatement[] {
+  const notifier = c.notifier;
+  if (!notifier) return [];
+  const payloads = parts.flatMap((part) => {
+    if (part.events.length === 0 || head(c, part) !== undefined) return [];
+    const seqs = part.events.map((event) => event.seq).sort((a, b) => a - b);
+    const due = part.deliveries.some((delivery) => delivery.state === "pending");
+    return notifier.eventPayloads(part.workspaceId, part.componentId, seqs, due);
+  });
+  if (payloads.length === 0) return [];
+  return [
+    { text: `SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p`, params: [notifier.channel, payloads] },
+  ];
+}

@@ -1,0 +1,122 @@
+/**
+ * The set-based write of a group commit's delivery outcomes: each `complete` and `recordAttempt` of
+ * the group adds its row to the group's batch (in its scope), and one hook at the end of the group
+ * writes them all with ONE statement: every attempt inserted and every completed delivery updated
+ * (`unnest` of one array per column, so the statement's text is the same whatever the group's size),
+ * the notice sent when a rescheduled row is due at once. A group of outcomes alone is thus one
+ * statement without a transaction around it (group-commit.ts, batch-only writes): one round trip.
+ */
+import type { Attempt } from "@hookline/store";
+import type { SqlContext } from "./context.js";
+import { WAITING_STATE } from "./deliveries.js";
+import { atGroupEnd, type GroupScope, type GroupStatement } from "./group-commit.js";
+import { str } from "./rows.js";
+
+/** One `complete` of the batch; `completed` is set when the group's statement has run. */
+export interface Completion {
+  id: string;
+  owner: string;
+  state: "succeeded" | "failed" | "pending";
+  /** For `pending`: when it is due again; null keeps the row's time. */
+  nextAttemptAt: number | null;
+  status: number | null;
+  error: string | null;
+  at: number;
+  /** Whether the owner still held the lease and the row was changed (set by the batch). */
+  completed: boolean;
+}
+
+/** The batch of one group: its attempts and completions, in the order they were asked for. */
+interface OutcomeBatch {
+  attempts: Attempt[];
+  completions: Completion[];
+}
+
+/** The scope key of the batch. */
+const BATCH = "outcomes/batch";
+
+function batchOf(c: SqlContext, scope: GroupScope): OutcomeBatch {
+  let batch = scope.get(BATCH) as OutcomeBatch | undefined;
+  if (!batch) {
+    const created: OutcomeBatch = { attempts: [], completions: [] };
+    batch = created;
+    scope.set(BATCH, created);
+    atGroupEnd(scope, BATCH, { writes: () => [outcomesStatement(c, created)] });
+  }
+  return batch;
+}
+
+/** Adds an attempt to the batch of the group whose scope is `scope`; written before COMMIT. */
+export function addAttempt(c: SqlContext, scope: GroupScope, attempt: Attempt): void {
+  batchOf(c, scope).attempts.push(attempt);
+}
+
+/**
+ * Adds a completion to the batch of the group whose scope is `scope`; `completion.completed` is set
+ * at the end of the group, before the caller is answered.
+ */
+export function addCompletion(c: SqlContext, scope: GroupScope, completion: Completion): void {
+  batchOf(c, scope).completions.push(completion);
+}
+
+/**
+ * The whole batch in one statement: every attempt inserted, then every completion applied. A row
+ * is changed only while `owner` holds its lease; a row rescheduled while its webhook is disabled
+ * waits paused; a row rescheduled as due at once (such as one a stopping worker gave back) wakes
+ * the other workers, on commit.
+ */
+function outcomesStatement(c: SqlContext, batch: OutcomeBatch): GroupStatement {
+  const { attempts } = batch;
+  // One completion per row and owner: a later one of the same pair would find the lease released
+  // (and UPDATE ... FROM would apply either of two at random).
+  const key = (id: string, owner: string) => `${id}\u0000${owner}`;
+  const firsts = new Map<string, Completion>();
+  for (const completion of batch.completions) {
+    const k = key(completion.id, completion.owner);
+    if (!firsts.has(k)) firsts.set(k, completion);
+  }
+  const completions = [...firsts.values()];
+  const params: unknown[] = [
+    attempts.map((a) => a.id),
+    attempts.map((a) => a.deliveryId),
+    attempts.map((a) => a.workspaceId),
+    attempts.map((a) => a.at),
+    attempts.map((a) => a.status ?? null),
+    attempts.map((a) => a.durationMs),
+    attempts.map((a) => a.responseExcerpt ?? null),
+    attempts.map((a) => a.error ?? null),
+    completions.map((x) => x.id),
+    completions.map((x) => x.owner),
+    completions.map((x) => x.state),
+    completions.map((x) => x.nextAttemptAt),
+    completions.map((x) => x.status),
+    completions.map((x) => x.error),
+    completions.map((x) => x.at),
+  ];
+  return {
+    text: `WITH att AS (
+         INSERT INTO attempts (id, delivery_id, workspace_id, at, status, duration_ms, response_excerpt, error)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::integer[],
+                              $6::double precision[], $7::text[], $8::text[])
+       ), done AS (
+         UPDATE deliveries d SET
+           state = CASE WHEN v.state = 'pending' THEN ${WAITING_STATE} ELSE v.state END,
+           next_attempt_at = coalesce(v.next_attempt_at, d.next_attempt_at),
+           last_status = v.status, last_error = v.error,
+           lease_owner = NULL, lease_expires_at = NULL, updated_at = v.at
+         FROM unnest($9::text[], $10::text[], $11::text[], $12::bigint[], $13::integer[], $14::text[],
+                     $15::bigint[]) AS v (id, owner, state, next_attempt_at, status, error, at)
+         WHERE d.id = v.id AND d.state = 'delivering' AND d.lease_owner = v.owner
+         RETURNING d.id, v.owner, d.state, d.next_attempt_at <= v.at AS due_now
+       )
+       SELECT id, owner, ${c.notifyDueWhen("state = 'pending' AND due_now", params)} AS noted FROM done`,
+    params,
+    onRows(rows) {
+      const changed = new Set(rows.map((row) => key(str(row.id), str(row.owner))));
+      for (const completion of batch.completions) {
+        const k = key(completion.id, completion.owner);
+        completion.completed = firsts.get(k) === completion && changed.has(k);
+      }
+    },
+  };
+}
