@@ -13,6 +13,10 @@ export default defineConfig({
     // Two files at a time even on a 2-core machine: most long files wait on child processes
     // (pd serve, browsers, receivers), so the default of one worker there leaves a core idle.
     maxWorkers: 2,
+    // Timeouts catch hangs, not slowness: CI shares two cores between two files, their pd serve
+    // children and a browser, where a spawned node process has taken more than vitest's 5 s.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
     projects: [
       ...packages.map((name) => ({
         extends: true as const,
