@@ -156,16 +156,18 @@ if (mode === "bare") {
     secretsKey: "bench",
     baseUrl: `http://127.0.0.1:${port}`,
     allowPrivateUrls: true,
-    worker: {
-      ...(breakdown
-        ? {
-            onAttempt: ({ durationMs }: { durationMs?: number }) => {
-              attempts.n++;
-              attempts.ms += durationMs ?? 0;
-            },
-          }
-        : {}),
-    },
+    worker: process.env.BENCH_NO_WORKER
+      ? (false as const)
+      : {
+          ...(breakdown
+            ? {
+                onAttempt: ({ durationMs }: { durationMs?: number }) => {
+                  attempts.n++;
+                  attempts.ms += durationMs ?? 0;
+                },
+              }
+            : {}),
+        },
   });
   let sandboxMs = 0;
   let runs = 0;

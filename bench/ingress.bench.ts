@@ -12,7 +12,8 @@
  * Env: BENCH_SECONDS (10), BENCH_CLIENTS (10), BENCH_STORES (memory,pglite[,postgres]),
  * BENCH_REPEAT (3: pairs of bare and Hookline runs per store; the line gives the median ratio and
  * p99, and every pair's ratio), BENCH_BREAKDOWN=1 (store calls per request, time in the sandbox,
- * the store and delivery, over all pairs).
+ * the store and delivery, over all pairs), BENCH_NO_WORKER=1 (no delivery worker: what ingress alone
+ * reaches; nothing is delivered then).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
@@ -103,6 +104,8 @@ interface Load {
   rps: number;
   p99: number;
   p50: number;
+  /** The slowest request (ms). */
+  max: number;
 }
 
 /**
@@ -140,7 +143,7 @@ async function drive(port: number, path: string, seconds: number): Promise<Load>
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? 0;
-  return { ok, failed, rps: ok / elapsed, p99: at(0.99), p50: at(0.5) };
+  return { ok, failed, rps: ok / elapsed, p99: at(0.99), p50: at(0.5), max: latencies.at(-1) ?? 0 };
 }
 
 const round = (x: number, digits = 0) => Number(x.toFixed(digits));
@@ -193,7 +196,7 @@ for (const store of stores) {
 
   for (const { base, load, drainMs } of pairs) {
     console.log(
-      `${store}: bare ${round(base.rps)} req/s (p99 ${round(base.p99, 1)} ms); hookline ${round(load.rps)} req/s accepted, ${load.failed} refused, p50 ${round(load.p50, 1)} ms, p99 ${round(load.p99, 1)} ms, ratio ${round(load.rps / base.rps, 2)}; all delivered ${round(drainMs)} ms after the load`,
+      `${store}: bare ${round(base.rps)} req/s (p99 ${round(base.p99, 1)} ms); hookline ${round(load.rps)} req/s accepted, ${load.failed} refused, p50 ${round(load.p50, 1)} ms, p99 ${round(load.p99, 1)} ms, max ${round(load.max)} ms, ratio ${round(load.rps / base.rps, 2)}; all delivered ${round(drainMs)} ms after the load`,
     );
   }
   if (BREAKDOWN) {

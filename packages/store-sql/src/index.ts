@@ -19,4 +19,9 @@ export {
 export { type DataDirHolder, type DataDirLock, DataDirLockedError, lockDataDir } from "./data-dir-lock.js";
 export { MIGRATION_LOCK_KEY, MIGRATIONS, type Migration, migrate, splitStatements } from "./migrations.js";
 export { openPgliteThread, type PgliteThread } from "./pglite-thread.js";
-export { createSqlStore, type NotifyOptions, type SqlStoreOptions } from "./sql-store.js";
+export {
+  type AutovacuumOptions,
+  createSqlStore,
+  type NotifyOptions,
+  type SqlStoreOptions,
+} from "./sql-store.js";

@@ -8,6 +8,7 @@ import type { SqlClient } from "./clients.js";
 import { migrate } from "./migrations.js";
 import { sqlAccounts } from "./sql/accounts.js";
 import { sqlApiKeys } from "./sql/api-keys.js";
+import { type AutovacuumOptions, startAutovacuum } from "./sql/autovacuum.js";
 import { createSqlContext, type SqlContext } from "./sql/context.js";
 import { sqlDataStores } from "./sql/data-stores.js";
 import { sqlDedupe } from "./sql/dedupe.js";
@@ -30,6 +31,7 @@ import { sqlWorkflows } from "./sql/workflows.js";
 import { sqlWorkspaces } from "./sql/workspaces.js";
 
 export type { NotifyOptions } from "./_notify.js";
+export type { AutovacuumOptions } from "./sql/autovacuum.js";
 export type { SqlContext } from "./sql/context.js";
 
 /** Options of {@link createSqlStore}. */
@@ -46,6 +48,12 @@ export interface SqlStoreOptions {
    * `false` sends and listens to nothing (workers then only poll).
    */
   notifications?: NotifyOptions | false;
+  /**
+   * Vacuums and analyzes the tables as Postgres's autovacuum would (see {@link AutovacuumOptions}),
+   * on a client of one connection (PGlite, whose single-user Postgres has no autovacuum): on there by
+   * default, every 10 s. `false` turns it off. Ignored on other clients: Postgres runs its own.
+   */
+  autovacuum?: AutovacuumOptions | false;
 }
 
 /**
@@ -83,6 +91,10 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
     notifier = createNotifier(client, channel, options.notifications || {});
   }
   const c: SqlContext = createSqlContext(client, options.now ?? Date.now, notifier, () => closed);
+  const autovacuum =
+    client.singleConnection && options.autovacuum !== false
+      ? startAutovacuum(c, options.autovacuum)
+      : undefined;
   const store: Store = {
     workspaces: sqlWorkspaces(c),
     apiKeys: sqlApiKeys(c),
@@ -107,6 +119,7 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
     env: sqlEnv(c),
     async close() {
       closed = true;
+      autovacuum?.stop();
       await notifier?.close();
     },
   };

@@ -73,7 +73,7 @@ const pickPerWebhook = (exclude: boolean): string => `
     LIMIT $2
   )
   SELECT d.id, d.event_id, d.webhook_id, d.request IS NOT NULL AS is_request FROM deliveries d
-  WHERE d.id IN (SELECT id FROM allowed) AND d.state = 'pending'
+  WHERE d.id = ANY(ARRAY(SELECT id FROM allowed)) AND d.state = 'pending'
   FOR UPDATE SKIP LOCKED`;
 
 /**
