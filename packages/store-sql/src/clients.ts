@@ -46,6 +46,13 @@ export interface SqlClient {
    */
   singleConnection?: boolean;
   /**
+   * The same database for background work, whose statements may wait behind this client's: the
+   * store sends delivery claims, sweeps, outcomes and its vacuum through it. The PGlite thread's
+   * client holds them back while a foreground statement is in flight (never starving them);
+   * absent, the store uses this client.
+   */
+  background?: SqlClient;
+  /**
    * Starts listening on a notification `channel` (Postgres `LISTEN`), on a connection of its own
    * when the driver needs one: `onNotify` gets each payload sent with `NOTIFY`/`pg_notify` on that
    * channel; `onLost` is called once if the connection breaks (the listener is then dead: call

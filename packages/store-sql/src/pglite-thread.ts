@@ -7,6 +7,7 @@
  * meanwhile go out together in the next group.
  */
 import { Worker } from "node:worker_threads";
+import { createBackgroundGate } from "./_background-gate.js";
 import { createDataDirApart, PGLITE_START_PARAMS } from "./_pglite-settings.js";
 import type { SqlClient, SqlRow, SqlStatement } from "./clients.js";
 import { lockDataDir } from "./data-dir-lock.js";
@@ -114,59 +115,87 @@ async function start(dataDir: string | undefined, release?: () => Promise<void>)
   worker.on("error", fail);
   worker.on("exit", (code) => fail(new Error(`the PGlite thread ended (exit code ${code})`)));
 
-  const call = (message: Record<string, unknown>): Promise<Reply> => {
+  const gate = createBackgroundGate();
+  /** Sends a message; `bg`: of a background unit, which the gate already let through. */
+  const call = (message: Record<string, unknown>, bg = false): Promise<Reply> => {
     if (failure) return Promise.reject(failure);
     const id = nextId++;
-    return new Promise<Reply>((resolve, reject) => {
+    const reply = new Promise<Reply>((resolve, reject) => {
       waiting.set(id, { resolve, reject });
       worker.postMessage({ ...message, id });
     });
+    if (bg) return reply;
+    gate.sent();
+    return reply.finally(() => gate.answered());
   };
-  const query = async (text: string, params: unknown[] | undefined, tx?: number, begin?: boolean) =>
-    ({ rows: (await call({ op: "query", text, params, tx, begin })).rows ?? [] }) as { rows: SqlRow[] };
+  const query = async (
+    text: string,
+    params: unknown[] | undefined,
+    bg: boolean,
+    tx?: number,
+    begin?: boolean,
+  ) =>
+    ({ rows: (await call({ op: "query", text, params, tx, begin }, bg)).rows ?? [] }) as { rows: SqlRow[] };
 
-  const pipeline = async (statements: SqlStatement[], tx?: number, begin?: boolean, commit?: boolean) =>
-    ((await call({ op: "pipeline", statements, tx, begin, commit })).results ?? []).map((rows) => ({ rows }));
+  const pipeline = async (
+    statements: SqlStatement[],
+    bg: boolean,
+    tx?: number,
+    begin?: boolean,
+    commit?: boolean,
+  ) =>
+    ((await call({ op: "pipeline", statements, tx, begin, commit }, bg)).results ?? []).map((rows) => ({
+      rows,
+    }));
+
+  /** Runs a transaction; `bg`: a background one, through the gate as one unit. */
+  async function runTransaction<T>(fn: (client: SqlClient) => Promise<T>, bg: boolean): Promise<T> {
+    const tx = nextTx++;
+    // BEGIN goes with the transaction's first statement; a transaction without one sends nothing.
+    // A pipeline may carry the COMMIT (ended), after which nothing more is sent.
+    let begun = false;
+    let ended = false;
+    const first = () => {
+      if (ended) throw new Error("The transaction was committed: no statement may follow");
+      const begin = !begun;
+      begun = true;
+      return begin;
+    };
+    const inside: SqlClient = {
+      query: async (text, params) => query(text, params, bg, tx, first()),
+      async pipeline(list, options) {
+        const begin = first();
+        if (options?.commit) ended = true;
+        return pipeline(list, bg, tx, begin, options?.commit);
+      },
+      transaction: (f) => f(inside),
+      singleConnection: true,
+    };
+    let result: Awaited<ReturnType<typeof fn>>;
+    try {
+      result = await fn(inside);
+    } catch (error) {
+      if (begun && !ended) await call({ op: "rollback", tx }, bg).catch(() => undefined);
+      throw error;
+    }
+    if (begun && !ended) await call({ op: "commit", tx }, bg);
+    return result;
+  }
+
+  /** Statements and transactions, in the foreground or (`bg`) as background work (see the gate). */
+  const statements = (bg: boolean): SqlClient => ({
+    query: (text, params) => (bg ? gate.run(() => query(text, params, true)) : query(text, params, false)),
+    pipeline: (list) => (bg ? gate.run(() => pipeline(list, true)) : pipeline(list, false)),
+    singleConnection: true,
+    transaction: (fn) => (bg ? gate.run(() => runTransaction(fn, true)) : runTransaction(fn, false)),
+  });
 
   const client: PgliteThread = {
     get closed() {
       return closed;
     },
-    query: (text, params) => query(text, params),
-    pipeline: (statements) => pipeline(statements),
-    singleConnection: true,
-    async transaction(fn) {
-      const tx = nextTx++;
-      // BEGIN goes with the transaction's first statement; a transaction without one sends nothing.
-      // A pipeline may carry the COMMIT (ended), after which nothing more is sent.
-      let begun = false;
-      let ended = false;
-      const first = () => {
-        if (ended) throw new Error("The transaction was committed: no statement may follow");
-        const begin = !begun;
-        begun = true;
-        return begin;
-      };
-      const inside: SqlClient = {
-        query: async (text, params) => query(text, params, tx, first()),
-        async pipeline(statements, options) {
-          const begin = first();
-          if (options?.commit) ended = true;
-          return pipeline(statements, tx, begin, options?.commit);
-        },
-        transaction: (f) => f(inside),
-        singleConnection: true,
-      };
-      let result: Awaited<ReturnType<typeof fn>>;
-      try {
-        result = await fn(inside);
-      } catch (error) {
-        if (begun && !ended) await call({ op: "rollback", tx }).catch(() => undefined);
-        throw error;
-      }
-      if (begun && !ended) await call({ op: "commit", tx });
-      return result;
-    },
+    ...statements(false),
+    background: statements(true),
     async listen(channel, onNotify) {
       let set = listeners.get(channel);
       if (!set) {

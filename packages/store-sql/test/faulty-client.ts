@@ -37,6 +37,7 @@ export function faultyClient(client: SqlClient, plan: FaultPlan): SqlClient {
       wrapped.transaction = (fn) => transaction((tx) => fn(wrap(tx)));
     }
     if (inner.listen) wrapped.listen = inner.listen.bind(inner);
+    if (inner.background) wrapped.background = wrap(inner.background);
     return wrapped;
   };
   return wrap(client);

@@ -120,6 +120,37 @@ describe("PGlite on a thread", () => {
     expect((await outside).rows[0]?.n).toBe(2);
   });
 
+  it("holds background work back while foreground statements are in flight, yet never starves it", async () => {
+    const order: string[] = [];
+    const track = (name: string, p: Promise<unknown>) => p.then(() => order.push(name));
+    const bg = db.background as NonNullable<PgliteThread["background"]>;
+    // The first holds the database for 100 ms; everything else is sent meanwhile.
+    const all = [track("bg0", bg.query("SELECT pg_sleep(0.1)"))];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    all.push(track("bg1", bg.query("SELECT 1")), track("bg2", bg.query("SELECT 2")));
+    for (let i = 1; i <= 3; i++) all.push(track(`fg${i}`, db.query("SELECT $1::int", [i])));
+    await Promise.all(all);
+    expect(order).toEqual(["bg0", "fg1", "fg2", "fg3", "bg1", "bg2"]);
+
+    // Foreground statements always in flight: a background one still runs after three answers.
+    let stop = false;
+    let answered = 0;
+    const busy = async () => {
+      while (!stop) {
+        await db.query("SELECT 1");
+        answered++;
+      }
+    };
+    const loops = [busy(), busy()];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const before = answered;
+    await bg.transaction!(async (tx) => expect((await tx.query("SELECT 7 AS n")).rows).toEqual([{ n: 7 }]));
+    const waitedFor = answered - before;
+    stop = true;
+    await Promise.all(loops);
+    expect(waitedFor).toBeLessThanOrEqual(3 + 2);
+  });
+
   it("runs more distinct statements than it keeps prepared, and a changed table's statement again", async () => {
     for (let i = 0; i < 300; i++) {
       expect((await db.query(`SELECT $1::int + ${i} AS n`, [1])).rows[0]?.n).toBe(i + 1);

@@ -7,7 +7,8 @@
  * hashed every pending row (2.1 ms of a 2.9 ms claim under a backlog of 2,500).
  *
  * Every `intervalMs` one pass reads `pg_stat_user_tables` and vacuums (or only analyzes) each table
- * of the store's schema past Postgres's own default thresholds.
+ * of the store's schema past Postgres's own default thresholds. The statements go through the
+ * background client: on the PGlite thread they wait while a request's statement is in flight.
  */
 import type { SqlRow } from "../clients.js";
 import type { SqlContext } from "./context.js";
@@ -47,12 +48,12 @@ export function autovacuumStatement(row: SqlRow): string | undefined {
 /** One pass: the tables past their thresholds, vacuumed or analyzed one after the other. */
 export async function autovacuumPass(c: SqlContext): Promise<string[]> {
   const done: string[] = [];
-  const { rows } = await c.client.query(STATS);
+  const { rows } = await c.background.query(STATS);
   for (const row of rows) {
     const statement = autovacuumStatement(row);
     if (statement === undefined) continue;
     c.open();
-    await c.client.query(statement);
+    await c.background.query(statement);
     done.push(statement);
   }
   return done;

@@ -29,6 +29,11 @@ export interface SqlContext {
   readonly targets: LRUCache<string, CachedTargets>;
   /** The client statements go through (outside a transaction). */
   readonly client: SqlClient;
+  /**
+   * The client of background work (`client.background`, else `client`): delivery claims, sweeps,
+   * outcomes and the vacuum, which may wait behind the requests' statements.
+   */
+  readonly background: SqlClient;
   /** The store clock. */
   readonly clock: () => number;
   /** The notifier, when notifications are on. */
@@ -122,16 +127,21 @@ export function createSqlContext(
     open();
     return withTransaction(client, fn);
   };
-  const committer = {
-    transaction,
-    client,
+  const background = client.background ?? client;
+  const committerOver = (db: SqlClient) => ({
+    transaction: <T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> => {
+      open();
+      return withTransaction(db, fn);
+    },
+    client: db,
     concurrency: client.parallelTransactions ?? 1,
-    run: (db: SqlClient, statements: GroupStatement[], commit: boolean) =>
-      runMany(statements, db, { commit }),
-  };
+    run: (tx: SqlClient, statements: GroupStatement[], commit: boolean) =>
+      runMany(statements, tx, { commit }),
+  });
   return {
     targets: new LRUCache<string, CachedTargets>({ max: MAX_CACHED_EMITTERS }),
     client,
+    background,
     clock,
     notifier,
     open,
@@ -139,8 +149,8 @@ export function createSqlContext(
     runMany,
     one: async (text, params) => (await run(text, params))[0],
     transaction,
-    grouped: createGroupCommit(committer),
-    outcomes: createGroupCommit(committer),
+    grouped: createGroupCommit(committerOver(client)),
+    outcomes: createGroupCommit(committerOver(background)),
     notifyDueWhen(condition, params) {
       if (!notifier) return "NULL";
       params.push(notifier.channel, notifier.duePayload());

@@ -164,7 +164,8 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
       };
       // On one connection (PGlite) statements never overlap: each claim statement sees the rows the
       // previous one leased, so neither the lock below nor a transaction around them is needed.
-      if (c.client.singleConnection) return lease(c.client);
+      // Claims are background work: on the PGlite thread they wait behind the requests' statements.
+      if (c.client.singleConnection) return lease(c.background);
       return c.transaction(async (tx: SqlClient) => {
         if (perWebhookLimit !== undefined) {
           // Claims bounded per webhook count the rows in flight: serialize them so that two
@@ -236,6 +237,8 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
            WHERE state = 'delivering' AND coalesce(lease_expires_at, 0) <= $1 RETURNING 1
          ) SELECT n, ${c.notifyDueWhen("n > 0", params)} AS noted FROM (SELECT count(*) AS n FROM swept) c`,
         params,
+        undefined,
+        c.background,
       );
       return Number(rows[0]?.n ?? 0);
     },

@@ -94,7 +94,8 @@ export function memoryEvents(s: MemoryState): EventStore {
         newestFirst(ids, (id) => bodyBytes(s, id)),
         limits,
       );
-      return s.deleteEvents(ids.slice(0, ids.length - kept));
+      const waiting = new Set(s.openRows().map((delivery) => delivery.eventId));
+      return s.deleteEvents(ids.slice(0, ids.length - kept).filter((id) => !waiting.has(id)));
     },
   };
 }

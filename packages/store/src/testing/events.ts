@@ -141,12 +141,42 @@ export function eventsSuite(t: SuiteContext): void {
       expect(await ids()).toEqual([appended[3]!.id]);
     });
 
-    t.test("trim deletes as delete does: waiting deliveries of trimmed events fail", async () => {
-      const { ws, emitter, appended } = await t.outbox(3, nextWindow());
-      expect(await t.store.events.trim(emitter.id, { count: 1 })).toBe(2);
+    t.test("trim keeps an event whose deliveries still wait, and deletes it once they end", async () => {
+      const now = nextWindow();
+      const { ws, emitter, appended } = await t.outbox(3, now);
+      const [d0, d1, d2] = appended.map((event) => event.deliveryIds[0] as string);
+      const queue = t.store.queue.deliveries;
+      await t.drain(new Set([d0!, d1!, d2!]), { owner: "w", now: now + 1 });
+      // The second ends; the first and the newest go back to wait for a retry.
+      expect(await queue.complete(d1!, "w", { state: "succeeded", status: 200, at: now + 2 })).toBe(true);
+      for (const id of [d0!, d2!]) {
+        await queue.complete(id, "w", {
+          state: "pending",
+          nextAttemptAt: now + 10,
+          error: "http_500",
+          at: now + 2,
+        });
+      }
+      // Beyond a count of 1: the first waits, so only the second goes.
+      expect(await t.store.events.trim(emitter.id, { count: 1 })).toBe(1);
+      const left = await t.store.events.list(ws, emitter.id);
+      expect(left.items.map((event) => event.id)).toEqual([appended[2]!.id, appended[0]!.id]);
+      expect((await t.store.deliveries.get(ws, d0!))?.state).toBe("pending");
+      // Once its delivery ends (succeeded or failed for good), the next trim deletes it.
+      await t.drain(new Set([d0!, d2!]), { owner: "w", now: now + 10 });
+      await queue.complete(d0!, "w", { state: "failed", status: 500, error: "http_500", at: now + 11 });
+      expect(await t.store.events.trim(emitter.id, { count: 1 })).toBe(1);
+      expect((await t.store.events.list(ws, emitter.id)).items.map((event) => event.id)).toEqual([
+        appended[2]!.id,
+      ]);
+    });
+
+    t.test("delete fails the waiting deliveries of the deleted events", async () => {
+      const { ws, emitter, appended } = await t.outbox(2, nextWindow());
+      expect(await t.store.events.delete(ws, emitter.id, [appended[0]!.id])).toBe(1);
       const delivery = await t.store.deliveries.get(ws, appended[0]!.deliveryIds[0]!);
       expect(delivery).toMatchObject({ state: "failed", lastError: "event_deleted" });
-      expect((await t.store.deliveries.get(ws, appended[2]!.deliveryIds[0]!))?.state).toBe("pending");
+      expect((await t.store.deliveries.get(ws, appended[1]!.deliveryIds[0]!))?.state).toBe("pending");
     });
   });
 }

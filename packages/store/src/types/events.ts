@@ -177,8 +177,9 @@ export interface EventStore {
    */
   delete(workspaceId: string, emitterId: string, ids?: string[]): Promise<number>;
   /**
-   * Retention: deletes the emitter's oldest events beyond `limits`, as {@link EventStore.delete}
-   * does. Returns the number deleted.
+   * Retention: deletes the emitter's oldest events beyond `limits`, except those whose deliveries
+   * still wait (pending, paused or in flight): they stay until their deliveries end, so that
+   * retention never loses a delivery under a backlog. Returns the number deleted.
    */
   trim(emitterId: string, limits: RetentionLimits): Promise<number>;
 }
