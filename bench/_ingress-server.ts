@@ -101,7 +101,10 @@ if (mode === "bare") {
     const admin = new pg.Pool({ connectionString: url, max: 1 });
     await admin.query(`CREATE SCHEMA ${schema}`);
     // The pool `pd serve` makes (`new pg.Pool({ connectionString })`), on a schema of its own.
-    const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}` });
+    const pool = new pg.Pool({
+      connectionString: url,
+      options: `-c search_path=${schema}${process.env.BENCH_PG_ASYNC ? " -c synchronous_commit=off" : ""}`,
+    });
     store = await sql.createSqlStore(counted(sql.pgPoolClient(pool)));
     cleanup = async () => {
       await pool.end();

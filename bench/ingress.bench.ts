@@ -13,7 +13,8 @@
  * BENCH_REPEAT (3: pairs of bare and Hookline runs per store; the line gives the median ratio and
  * p99, and every pair's ratio), BENCH_BREAKDOWN=1 (store calls per request, time in the sandbox,
  * the store and delivery, over all pairs), BENCH_NO_WORKER=1 (no delivery worker: what ingress alone
- * reaches; nothing is delivered then).
+ * reaches; nothing is delivered then), BENCH_PG_ASYNC=1 (Postgres with `synchronous_commit=off`: what
+ * waiting for the WAL flush of each commit costs; not a setting `pd serve` uses).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
