@@ -167,11 +167,11 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
       // Claims are background work: on the PGlite thread they wait behind the requests' statements.
       if (c.client.singleConnection) return lease(c.background);
       return c.transaction(async (tx: SqlClient) => {
-        if (perWebhookLimit !== undefined) {
-          // Claims bounded per webhook count the rows in flight: serialize them so that two
-          // claimers never both see room for the same slot.
-          await c.run(`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`, [], undefined, tx);
-        }
+        // A claim commits without waiting for the WAL flush: a lease lost in a crash only means the
+        // delivery is claimed again. Claims bounded per webhook count the rows in flight: they are
+        // serialized, so that two claimers never both see room for the same slot.
+        const lock = perWebhookLimit !== undefined ? `, pg_advisory_xact_lock(${CLAIM_LOCK_KEY})` : "";
+        await c.run(`SELECT set_config('synchronous_commit', 'off', true)${lock}`, [], undefined, tx);
         return lease(tx);
       });
     },
