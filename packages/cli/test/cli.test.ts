@@ -577,7 +577,8 @@ describe.concurrent("pd serve with its data folder", () => {
     await waitForAsync(async () => {
       const res = await fetch(`${first.url}/v1/webhooks/${webhookId}/deliveries`, { headers: authed });
       failed = ((await res.json()) as { data: Array<NonNullable<typeof failed>> }).data[0];
-      return failed !== undefined && failed.attempts >= 1;
+      // Attempts count from the claim: wait for the first one to end, not merely to start.
+      return failed !== undefined && failed.attempts >= 1 && failed.status !== "delivering";
     }, 60_000);
     expect(failed).toMatchObject({ status: "pending" });
     expect(failed?.last_error).toBeTruthy();
