@@ -70,6 +70,7 @@ if (mode === "bare") {
         sqlCounts.transactions++;
         return transaction((tx) => fn(counted(tx)));
       };
+    if (client.background) wrapped.background = counted(client.background);
     return wrapped;
   };
   let store: Store;

@@ -13,10 +13,12 @@ export interface BackgroundGate {
 
 /**
  * Holds background work (delivery claims and outcomes) back while the requests' statements are in
- * flight to the PGlite thread. The thread runs what it receives in order, so a request's emit sent
- * after a claim and an outcome batch waited for both: under a delivery backlog, ingress latency
- * grew by half (docs/benchmarks.md). Background units go one at a time, when no foreground message
- * is in flight or after {@link FOREGROUND_BURST} foreground answers, so that they never starve.
+ * flight. The PGlite thread runs what it receives in order, so a request's emit sent after a claim
+ * and an outcome batch waited for both: under a delivery backlog, ingress latency grew by half
+ * (docs/benchmarks.md). Over a `pg` pool the statements overlap, but a Postgres on the same machine
+ * shares its cores with the server: delivery work then took a third of ingress on Postgres.
+ * Background units go one at a time, when no foreground message is in flight or after
+ * {@link FOREGROUND_BURST} foreground answers, so that they never starve.
  *
  * @example
  * ```ts

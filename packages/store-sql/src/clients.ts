@@ -1,5 +1,7 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type { Client, ClientConfig, Pool, PoolClient } from "pg";
+import { createBackgroundGate } from "./_background-gate.js";
+import { createStatementNames } from "./_pg-statements.js";
 import { createDataDirApart, PGLITE_START_PARAMS } from "./_pglite-settings.js";
 import { lockDataDir } from "./data-dir-lock.js";
 
@@ -48,8 +50,8 @@ export interface SqlClient {
   /**
    * The same database for background work, whose statements may wait behind this client's: the
    * store sends delivery claims, sweeps, outcomes and its vacuum through it. The PGlite thread's
-   * client holds them back while a foreground statement is in flight (never starving them);
-   * absent, the store uses this client.
+   * client and the `pg` pool client hold them back while a foreground statement is in flight (never
+   * starving them); absent, the store uses this client.
    */
   background?: SqlClient;
   /**
@@ -173,6 +175,19 @@ export interface PgPoolClientOptions {
    * check failing or taking longer than this counts as a lost connection.
    */
   listenCheckMs?: number;
+  /**
+   * Whether delivery work (claims, sweeps, outcomes) yields to the requests' statements: true by
+   * default, as on PGlite. A unit of delivery work then waits while a request's statement is in
+   * flight, or until three have been answered (it never starves). It is `false` where the database
+   * has cores to spare for both (on another machine), to deliver at full speed during a load.
+   */
+  yieldBackground?: boolean;
+  /**
+   * Whether statements that run often are sent as named (prepared) statements, parsed and planned
+   * once per connection: true by default (at most 200 texts, each named after its third run).
+   * Set `false` behind a pooler that cannot keep them (PgBouncer in transaction mode before 1.21).
+   */
+  prepare?: boolean;
 }
 
 /** Default interval of the health check of a `pg` listening connection: 30 seconds. */
@@ -272,40 +287,68 @@ export function pgPoolClient(pool: Pool, options: PgPoolClientOptions = {}): Sql
   const checkMs = options.listenCheckMs ?? LISTEN_CHECK_MS;
   // pg-pool keeps the client class it makes connections with (pg.Client, or the pool's `Client` option).
   const ClientClass = (pool as unknown as { Client?: new (config: ClientConfig) => Client }).Client;
+  const gate = createBackgroundGate();
+  const names = options.prepare === false ? undefined : createStatementNames();
+  /** Runs one statement on `on` (the pool, or a transaction's connection), named once hot. */
+  const run = async (on: Pool | PoolClient, text: string, params: unknown[] | undefined, retry: boolean) => {
+    if (!names) return on.query(text, params);
+    const config = names.config(text, params);
+    try {
+      return await on.query(config);
+    } catch (error) {
+      // Outside a transaction a statement refused for its stale plan ran nothing: run it again.
+      if (names.stale(config, error) && retry) return on.query(names.config(text, params));
+      throw error;
+    }
+  };
+  const query = async (text: string, params?: unknown[]) => {
+    const result = await run(pool, text, params, true);
+    return { rows: result.rows as SqlRow[] };
+  };
+  const transaction = async <T>(fn: (client: SqlClient) => Promise<T>): Promise<T> => {
+    const connection: PoolClient = await pool.connect();
+    let broken: unknown;
+    try {
+      await connection.query("BEGIN");
+      const result = await fn(
+        joined(async (text, params) => {
+          const rows = await run(connection, text, params, false);
+          return { rows: rows.rows as SqlRow[] };
+        }),
+      );
+      await connection.query("COMMIT");
+      return result;
+    } catch (error) {
+      try {
+        await connection.query("ROLLBACK");
+      } catch (rollbackError) {
+        broken = rollbackError;
+      }
+      throw error;
+    } finally {
+      // A connection whose rollback failed is in an unknown state: destroy it instead of reusing it.
+      connection.release(broken instanceof Error ? broken : undefined);
+    }
+  };
+  /** A foreground unit: counted by the gate while in flight. */
+  const foreground = <T>(fn: () => Promise<T>): Promise<T> => {
+    gate.sent();
+    return fn().finally(() => gate.answered());
+  };
+  const parallelTransactions = Math.max(1, Math.floor(options.parallelTransactions ?? 1));
   const client: SqlClient = {
     // One group at a time: the writes queued meanwhile make the next group larger, which costs
     // fewer round trips than groups side by side (docs/decisions.md, 2026-11-28).
-    parallelTransactions: Math.max(1, Math.floor(options.parallelTransactions ?? 1)),
-    async query(text, params) {
-      const result = await pool.query(text, params);
-      return { rows: result.rows as SqlRow[] };
-    },
-    async transaction(fn) {
-      const connection: PoolClient = await pool.connect();
-      let broken: unknown;
-      try {
-        await connection.query("BEGIN");
-        const result = await fn(
-          joined(async (text, params) => {
-            const rows = await connection.query(text, params);
-            return { rows: rows.rows as SqlRow[] };
-          }),
-        );
-        await connection.query("COMMIT");
-        return result;
-      } catch (error) {
-        try {
-          await connection.query("ROLLBACK");
-        } catch (rollbackError) {
-          broken = rollbackError;
-        }
-        throw error;
-      } finally {
-        // A connection whose rollback failed is in an unknown state: destroy it instead of reusing it.
-        connection.release(broken instanceof Error ? broken : undefined);
-      }
-    },
+    parallelTransactions,
+    query: (text, params) => foreground(() => query(text, params)),
+    transaction: (fn) => foreground(() => transaction(fn)),
   };
+  if (options.yieldBackground !== false)
+    client.background = {
+      parallelTransactions,
+      query: (text, params) => gate.run(() => query(text, params)),
+      transaction: (fn) => gate.run(() => transaction(fn)),
+    };
   if (listenTo !== false && ClientClass) {
     const config: ClientConfig = listenTo === true ? { ...(pool.options as ClientConfig) } : listenTo;
     client.listen = (channel, onNotify, onLost) =>

@@ -112,6 +112,27 @@ describe.skipIf(!url)("Postgres", () => {
     });
   });
 
+  describe("named statements", () => {
+    it("are prepared once per connection, and prepared again after a table's columns change", async () => {
+      const pool = poolFor(schema);
+      const client = pgPoolClient(pool, { listen: false });
+      await client.query("CREATE TABLE named_t (a integer)");
+      await client.query("INSERT INTO named_t VALUES (1)");
+      const text = "SELECT * FROM named_t WHERE a = $1";
+      for (let i = 0; i < 3; i++) expect((await client.query(text, [1])).rows).toEqual([{ a: 1 }]);
+      // On a connection that ran it: one prepared statement of that text.
+      const prepared = await client.transaction!(async (tx) => {
+        await tx.query(text, [1]);
+        return (await tx.query("SELECT name FROM pg_prepared_statements WHERE statement = $1", [text])).rows;
+      });
+      expect(prepared).toEqual([{ name: expect.stringMatching(/^hookline_\d+$/) }]);
+      // A migration adds a column: Postgres refuses the kept plan ("cached plan must not change
+      // result type"); the statement is prepared again and answers with the new column.
+      await client.query("ALTER TABLE named_t ADD COLUMN b text DEFAULT 'x'");
+      for (let i = 0; i < 12; i++) expect((await client.query(text, [1])).rows).toEqual([{ a: 1, b: "x" }]);
+    });
+  });
+
   describe("migrations", () => {
     it("applies every migration once; concurrent migrate calls do not fail", async () => {
       const clients = Array.from({ length: 4 }, () => pgPoolClient(poolFor(`${schema}_mig`)));

@@ -4,7 +4,7 @@
  */
 import type { ClaimedDelivery, DeliveryQueue, Queue, TimerQueue } from "@hookline/store";
 import { compareText, newAttempt, newRequestDelivery, requestClaim } from "@hookline/store/adapter";
-import type { SqlClient } from "../clients.js";
+import { type SqlClient, withTransaction } from "../clients.js";
 import type { SqlContext } from "./context.js";
 import { addAttempt, addCompletion, type Completion } from "./outcome-batch.js";
 import {
@@ -166,7 +166,8 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
       // previous one leased, so neither the lock below nor a transaction around them is needed.
       // Claims are background work: on the PGlite thread they wait behind the requests' statements.
       if (c.client.singleConnection) return lease(c.background);
-      return c.transaction(async (tx: SqlClient) => {
+      c.open();
+      return withTransaction(c.background, async (tx: SqlClient) => {
         // A claim commits without waiting for the WAL flush: a lease lost in a crash only means the
         // delivery is claimed again. Claims bounded per webhook count the rows in flight: they are
         // serialized, so that two claimers never both see room for the same slot.
