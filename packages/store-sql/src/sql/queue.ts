@@ -170,8 +170,13 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
       return withTransaction(c.background, async (tx: SqlClient) => {
         // A claim commits without waiting for the WAL flush: a lease lost in a crash only means the
         // delivery is claimed again. Claims bounded per webhook count the rows in flight: they are
-        // serialized, so that two claimers never both see room for the same slot.
-        const lock = perWebhookLimit !== undefined ? `, pg_advisory_xact_lock(${CLAIM_LOCK_KEY})` : "";
+        // serialized, so that two claimers never both see room for the same slot. Their statement
+        // is planned for its values each time: Postgres's generic plan of the prepared statement
+        // (chosen after five runs) cut bench:queue's bounded claims from 4,067 to 1,621 a second.
+        const lock =
+          perWebhookLimit !== undefined
+            ? `, set_config('plan_cache_mode', 'force_custom_plan', true), pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`
+            : "";
         await c.run(`SELECT set_config('synchronous_commit', 'off', true)${lock}`, [], undefined, tx);
         return lease(tx);
       });
