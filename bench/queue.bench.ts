@@ -61,7 +61,7 @@ async function hookline(perWebhookLimit?: number): Promise<Result> {
   await admin.query(`CREATE SCHEMA ${schema}`);
   const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: WORKERS + 2 });
   try {
-    const store = await createSqlStore(pgPoolClient(pool, { prepare: !process.env.NOP, yieldBackground: !process.env.NOY }));
+    const store = await createSqlStore(pgPoolClient(pool));
     const ws = await store.workspaces.create({ name: "bench" });
     const webhook = await store.webhooks.create({
       workspaceId: ws.id,

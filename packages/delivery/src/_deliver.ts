@@ -20,6 +20,17 @@ export interface DeliverContext extends AttemptContext {
   markedFailing: Set<string>;
   circuits: Circuits;
   onAttempt?: ((report: DeliveryAttemptReport) => void) | undefined;
+  /**
+   * The lease of a row handed over by the store when a delivery succeeds (see
+   * `DeliveryQueue.completeAndTakeNext`), when the worker takes one for `row` now; undefined: it
+   * does not (stopping, or the row was held aside as slow).
+   */
+  handOffLeaseMs(row: ClaimedDelivery, entry: InFlight): number | undefined;
+  /**
+   * Takes a row the store handed over (leased to this worker): delivered like a claimed one (not
+   * awaited), or given back when the worker is stopping (awaited).
+   */
+  takeOver(next: ClaimedDelivery, from: InFlight): Promise<void>;
 }
 
 /** A delivery in flight; `released` once a stopping worker gave it back. */
@@ -28,6 +39,8 @@ export interface InFlight {
   released: boolean;
   /** Held aside as slow: it no longer takes one of the shared slots. */
   slow: boolean;
+  /** Its slot went to the next row of its webhook (see `DeliverContext.takeOver`): none was freed. */
+  handedOn?: boolean;
 }
 
 /** The completion of an attempt, the webhook change it calls for, and whether it disabled the webhook. */
@@ -106,6 +119,26 @@ async function patchWebhook(row: ClaimedDelivery, patch: WebhookPatch, ctx: Deli
   else if (patch.failingSince !== undefined) ctx.markedFailing.add(row.webhook.id);
 }
 
+/**
+ * Completes the row with the attempt: after a success, through `completeAndTakeNext` where the
+ * store has it and the worker wants the webhook's next due row (its slot passes on, no claim).
+ */
+async function completeRow(
+  row: ClaimedDelivery,
+  entry: InFlight,
+  outcome: CompleteOptions,
+  success: boolean,
+  ctx: DeliverContext,
+): Promise<boolean> {
+  const queue = ctx.store.queue.deliveries;
+  const leaseMs = success && queue.completeAndTakeNext ? ctx.handOffLeaseMs(row, entry) : undefined;
+  if (leaseMs === undefined || !queue.completeAndTakeNext) return queue.complete(row.id, ctx.owner, outcome);
+  const { completed, next } = await queue.completeAndTakeNext(row.id, ctx.owner, outcome, leaseMs);
+  // At once, before this row's own follow-ups (which may fail): the next row is leased to us.
+  if (next) await ctx.takeOver(next, entry);
+  return completed;
+}
+
 /** Delivers one claimed row: never throws for the receiver's behaviour, only for store failures. */
 export async function deliverClaimed(
   row: ClaimedDelivery,
@@ -152,7 +185,13 @@ export async function deliverClaimed(
   // A configuration error disables the webhook first, so that the row, given back, waits paused.
   if (result.kind === "config" && outcome.patch) await patchWebhook(row, outcome.patch, ctx);
   // The attempt and the outcome in one write (the lease lost or not, the attempt is kept).
-  const completed = await store.queue.deliveries.complete(row.id, owner, { ...outcome.complete, attempt });
+  const completed = await completeRow(
+    row,
+    entry,
+    { ...outcome.complete, attempt },
+    result.kind === "success",
+    ctx,
+  );
   if (!completed) return; // Lease lost: another worker owns the row now.
   if (result.kind !== "config" && outcome.patch) await patchWebhook(row, outcome.patch, ctx);
 

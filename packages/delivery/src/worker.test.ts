@@ -675,6 +675,46 @@ describe("createDeliveryWorker", () => {
     expect(receiver.maxActive).toBeLessThanOrEqual(2);
   });
 
+  it("passes a finished delivery's slot to its webhook's next due row, without claims", async () => {
+    const receiver = await startReceiver(reply(200));
+    const s = await setup(receiver.url, { now: Date.now });
+    await s.emit(12);
+    let claims = 0;
+    let handOffs = 0;
+    const real = s.store.queue.deliveries;
+    const deliveries = {
+      ...real,
+      claim: (input: Parameters<typeof real.claim>[0]) => {
+        claims++;
+        return real.claim(input);
+      },
+      completeAndTakeNext: async (...args: Parameters<NonNullable<typeof real.completeAndTakeNext>>) => {
+        const out = await real.completeAndTakeNext!(...args);
+        if (out.next) handOffs++;
+        return out;
+      },
+    };
+    const w = worker(
+      s,
+      privateTransport(),
+      { now: Date.now },
+      {
+        store: { ...s.store, queue: { ...s.store.queue, deliveries } },
+        pollIntervalMs: 60_000,
+        perWebhookConcurrency: 2,
+      },
+    );
+    w.start();
+    await waitFor(() => receiver.requests.length === 12, 3000);
+    // The first claim takes two rows; each success hands its slot to the next row (10 hand-offs).
+    expect(handOffs).toBe(10);
+    expect(claims).toBeLessThanOrEqual(3);
+    expect(receiver.maxActive).toBeLessThanOrEqual(2);
+    await waitFor(
+      async () => (await s.store.deliveries.list(s.workspaceId, { state: "succeeded" })).items.length === 12,
+    );
+  });
+
   it("keeps draining when another node takes a freed slot first (an empty claim while busy)", async () => {
     // The second request is slow, so the first one's claim runs while it is still in flight.
     const receiver = await startReceiver((_req, res) => {
@@ -688,6 +728,8 @@ describe("createDeliveryWorker", () => {
       // The second claim comes back empty, as when a worker of another node won the freed slot.
       claim: (input: Parameters<Store["queue"]["deliveries"]["claim"]>[0]) =>
         ++claims === 2 ? Promise.resolve([]) : s.store.queue.deliveries.claim(input),
+      // Freed slots are claimed again (no hand-off to the webhook's next row).
+      completeAndTakeNext: undefined,
     };
     const queue = { ...s.store.queue, deliveries };
     const w = worker(

@@ -147,6 +147,22 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     markedFailing: new Set(),
     circuits: createCircuits(circuitOptions),
     onAttempt: options.onAttempt,
+    // A fast delivery that succeeded passes its slot to its webhook's next due row (no claim), while
+    // the worker runs; one held aside as slow does not (its slot was already given to others).
+    handOffLeaseMs: (_row, entry) =>
+      running && !stopping && !entry.slow && !entry.released ? leaseMs : undefined,
+    async takeOver(next, from) {
+      if (running && !stopping) {
+        from.handedOn = true;
+        void track(next);
+        return;
+      }
+      // Stopped meanwhile: give it back at once, as a stopping worker gives back its rows.
+      const at = clock.now();
+      await store.queue.deliveries
+        .complete(next.id, owner, { state: "pending", nextAttemptAt: at, error: "worker_stopped", at })
+        .catch(report);
+    },
   };
 
   const inFlight = new Map<string, InFlight>();
@@ -217,7 +233,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         clearTimeout(slowTimer);
         if (entry.slow) slowCount--;
         inFlight.delete(row.id);
-        if ((saturated || found) && running) wake();
+        // A slot handed on to the webhook's next row freed nothing: no claim for it.
+        if ((saturated || found) && running && !entry.handedOn) wake();
       });
     return entry.promise;
   }

@@ -6,11 +6,12 @@
  * the notice sent when a rescheduled row is due at once. A group of outcomes alone is thus one
  * statement without a transaction around it (group-commit.ts, batch-only writes): one round trip.
  */
-import type { Attempt } from "@hookline/store";
+import type { Attempt, ClaimedDelivery } from "@hookline/store";
 import type { SqlContext } from "./context.js";
 import { WAITING_STATE } from "./deliveries.js";
 import { atGroupEnd, type GroupScope, type GroupStatement } from "./group-commit.js";
-import { str } from "./rows.js";
+import { claimedOf, FLAGGED_SQL, leaseSetSql } from "./lease.js";
+import { cols, DELIVERY, EVENT, str, WEBHOOK } from "./rows.js";
 
 /** One `complete` of the batch; `completed` is set when the group's statement has run. */
 export interface Completion {
@@ -22,8 +23,12 @@ export interface Completion {
   status: number | null;
   error: string | null;
   at: number;
+  /** Hand the row's slot to the next due row of its webhook, leased to the owner until then. */
+  leaseUntil: number | null;
   /** Whether the owner still held the lease and the row was changed (set by the batch). */
   completed: boolean;
+  /** The row the slot was handed to (set by the batch). */
+  next?: ClaimedDelivery;
 }
 
 /** The batch of one group: its attempts and completions, in the order they were asked for. */
@@ -92,6 +97,7 @@ function outcomesStatement(c: SqlContext, batch: OutcomeBatch): GroupStatement {
     completions.map((x) => x.status),
     completions.map((x) => x.error),
     completions.map((x) => x.at),
+    completions.map((x) => x.leaseUntil),
   ];
   return {
     text: `WITH att AS (
@@ -105,22 +111,56 @@ function outcomesStatement(c: SqlContext, batch: OutcomeBatch): GroupStatement {
            last_status = v.status, last_error = v.error,
            lease_owner = NULL, lease_expires_at = NULL, updated_at = v.at
          FROM unnest($9::text[], $10::text[], $11::text[], $12::bigint[], $13::integer[], $14::text[],
-                     $15::bigint[]) AS v (id, owner, state, next_attempt_at, status, error, at)
+                     $15::bigint[], $16::bigint[]) AS v (id, owner, state, next_attempt_at, status, error, at,
+                                                         lease_until)
          WHERE d.id = v.id AND d.state = 'delivering' AND d.lease_owner = v.owner
-         RETURNING d.id, v.owner, d.state, d.next_attempt_at <= v.at AS due_now
+         RETURNING d.id, v.owner, d.state, d.next_attempt_at <= v.at AS due_now, d.webhook_id, v.at,
+           v.lease_until
        ), relaxed AS (
          -- Committed without waiting for the WAL flush (Postgres): an outcome lost in a crash
          -- leaves its delivery in flight until its lease expires, and then it is sent again.
          SELECT set_config('synchronous_commit', 'off', true) AS relaxed
+       ), asked AS (
+         -- Hand-offs: each finished row that asks passes its slot to its webhook's next due row.
+         SELECT id, owner, webhook_id, at, lease_until,
+           row_number() OVER (PARTITION BY webhook_id, owner ORDER BY id) AS rn
+         FROM done WHERE lease_until IS NOT NULL
+       ), picked AS (
+         SELECT p.*, a.owner, a.lease_until, a.at, row_number() OVER (
+             PARTITION BY a.webhook_id, a.owner ORDER BY p.next_attempt_at, p.id) AS rn
+         FROM (SELECT webhook_id, owner, count(*) AS n, max(at) AS at, max(lease_until) AS lease_until
+               FROM asked GROUP BY webhook_id, owner) a
+         CROSS JOIN LATERAL (
+           SELECT d.id, d.event_id, d.webhook_id, d.next_attempt_at, d.request IS NOT NULL AS is_request
+           FROM deliveries d
+           WHERE d.webhook_id = a.webhook_id AND d.state = 'pending' AND d.next_attempt_at <= a.at
+           ORDER BY d.next_attempt_at, d.id
+           LIMIT a.n
+           FOR UPDATE SKIP LOCKED
+         ) p
+       ), flagged AS (${FLAGGED_SQL}
+       ), handed AS (
+         UPDATE deliveries d SET ${leaseSetSql("f.at", "f.owner", "f.lease_until")}
+         FROM flagged f
+         WHERE d.id = f.id
+         RETURNING d.*, f.owner AS to_owner, f.rn
        )
-       SELECT id, owner, ${c.notifyDueWhen("state = 'pending' AND due_now", params)} AS noted
-       FROM done CROSS JOIN relaxed`,
+       SELECT done.id, done.owner, ${c.notifyDueWhen("done.state = 'pending' AND done.due_now", params)} AS noted,
+         ${cols(DELIVERY, "u", "n_")}, ${cols(EVENT, "e", "n_e_")}, ${cols(WEBHOOK, "w", "n_w_")}
+       FROM done CROSS JOIN relaxed
+       LEFT JOIN asked a ON a.id = done.id AND a.owner = done.owner
+       LEFT JOIN handed u ON u.webhook_id = a.webhook_id AND u.to_owner = a.owner AND u.rn = a.rn
+       LEFT JOIN events e ON e.id = u.event_id AND u.request IS NULL
+       LEFT JOIN webhooks w ON w.id = u.webhook_id AND u.request IS NULL`,
     params,
     onRows(rows) {
-      const changed = new Set(rows.map((row) => key(str(row.id), str(row.owner))));
+      const changed = new Map(rows.map((row) => [key(str(row.id), str(row.owner)), row]));
       for (const completion of batch.completions) {
         const k = key(completion.id, completion.owner);
-        completion.completed = firsts.get(k) === completion && changed.has(k);
+        const row = changed.get(k);
+        completion.completed = firsts.get(k) === completion && row !== undefined;
+        const next = completion.completed && row?.n_id != null ? claimedOf(row, "n_") : undefined;
+        if (next) completion.next = next;
       }
     },
   };

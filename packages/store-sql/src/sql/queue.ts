@@ -2,24 +2,13 @@
  * The Queue of the SQL store: claims lease rows with `FOR UPDATE SKIP LOCKED`, so that concurrent
  * workers (and nodes) never receive the same row.
  */
-import type { ClaimedDelivery, DeliveryQueue, Queue, TimerQueue } from "@hookline/store";
-import { compareText, newAttempt, newRequestDelivery, requestClaim } from "@hookline/store/adapter";
+import type { ClaimedDelivery, CompleteOptions, DeliveryQueue, Queue, TimerQueue } from "@hookline/store";
+import { compareText, newAttempt, newRequestDelivery } from "@hookline/store/adapter";
 import { type SqlClient, withTransaction } from "../clients.js";
 import type { SqlContext } from "./context.js";
+import { claimedOf, FLAGGED_SQL, leaseSetSql } from "./lease.js";
 import { addAttempt, addCompletion, type Completion } from "./outcome-batch.js";
-import {
-  cols,
-  DELIVERY,
-  EVENT,
-  TIMER,
-  toDelivery,
-  toEvent,
-  toJson,
-  toTimer,
-  toWebhook,
-  unprefix,
-  WEBHOOK,
-} from "./rows.js";
+import { cols, DELIVERY, EVENT, TIMER, toJson, toTimer, WEBHOOK } from "./rows.js";
 
 /** The advisory lock key serializing claims that use `perWebhookLimit` (they count rows in flight). */
 const CLAIM_LOCK_KEY = 7_461_203_319;
@@ -82,22 +71,9 @@ const pickPerWebhook = (exclude: boolean): string => `
  */
 const leaseSql = (picked: string): string => `
   WITH picked AS (${picked}
-  ), flagged AS (
-    SELECT p.id,
-      p.is_request OR EXISTS (SELECT 1 FROM events e WHERE e.id = p.event_id) AS has_event,
-      CASE WHEN p.is_request THEN true
-        ELSE (SELECT w.active FROM webhooks w WHERE w.id = p.webhook_id) END AS active
-    FROM picked p
+  ), flagged AS (${FLAGGED_SQL}
   ), updated AS (
-    UPDATE deliveries d SET
-      state = CASE WHEN f.has_event AND f.active THEN 'delivering'
-        WHEN f.has_event AND f.active IS NOT NULL THEN 'paused' ELSE 'failed' END,
-      attempts = CASE WHEN f.has_event AND f.active THEN d.attempts + 1 ELSE d.attempts END,
-      lease_owner = CASE WHEN f.has_event AND f.active THEN $3 ELSE d.lease_owner END,
-      lease_expires_at = CASE WHEN f.has_event AND f.active THEN $4::bigint ELSE d.lease_expires_at END,
-      last_error = CASE WHEN f.has_event AND f.active IS NOT NULL THEN d.last_error
-        WHEN f.has_event THEN 'webhook_deleted' ELSE 'event_deleted' END,
-      updated_at = $1
+    UPDATE deliveries d SET ${leaseSetSql("$1", "$3", "$4::bigint")}
     FROM flagged f
     WHERE d.id = f.id
     RETURNING d.*
@@ -113,6 +89,42 @@ const LEASE_PER_WEBHOOK = leaseSql(pickPerWebhook(false));
 const LEASE_PER_WEBHOOK_EXCLUDING = leaseSql(pickPerWebhook(true));
 
 function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
+  /**
+   * One completion through the outcomes' group commit: the outcomes (and attempts) of concurrent
+   * deliveries are written together, one statement a group (outcome-batch.ts); with `leaseMs`, the
+   * same statement hands the row's slot to the next due row of its webhook.
+   */
+  const complete = async (
+    id: string,
+    owner: string,
+    outcome: CompleteOptions,
+    leaseMs?: number,
+  ): Promise<Completion> => {
+    c.open();
+    const at = outcome.at ?? c.clock();
+    const retry = outcome.state === "pending";
+    const completion: Completion = {
+      id,
+      owner,
+      state: outcome.state,
+      nextAttemptAt: retry ? (outcome.nextAttemptAt ?? at) : null,
+      status: outcome.status ?? null,
+      error: outcome.error ?? null,
+      at,
+      leaseUntil: leaseMs === undefined ? null : at + leaseMs,
+      completed: false,
+    };
+    const attempt = outcome.attempt ? newAttempt(outcome.attempt) : undefined;
+    await c.outcomes(
+      async (_tx, scope) => {
+        if (attempt) addAttempt(c, scope, attempt);
+        addCompletion(c, scope, completion);
+      },
+      { batchOnly: true },
+    );
+    return completion;
+  };
+
   return {
     async claim(options) {
       const { owner, now, leaseMs, limit, perWebhookLimit } = options;
@@ -143,19 +155,9 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
           const rows = await c.run(text, params, undefined, tx);
           let skipped = 0;
           for (const row of rows) {
-            if (row.state === "delivering" && row.request != null) {
-              claimed.push(requestClaim(toDelivery(row)));
-              continue;
-            }
-            if (row.state !== "delivering" || row.e_id == null || row.w_id == null) {
-              skipped++;
-              continue;
-            }
-            claimed.push({
-              ...toDelivery(row),
-              event: toEvent(unprefix(row, "e_")),
-              webhook: toWebhook(unprefix(row, "w_")),
-            });
+            const leased = claimedOf(row);
+            if (leased) claimed.push(leased);
+            else skipped++;
           }
           // Failed and paused rows do not count: look again for the rest.
           if (skipped === 0 || rows.length === 0) break;
@@ -182,30 +184,11 @@ function sqlDeliveryQueue(c: SqlContext): DeliveryQueue {
       });
     },
     async complete(id, owner, outcome) {
-      c.open();
-      const at = outcome.at ?? c.clock();
-      const retry = outcome.state === "pending";
-      const completion: Completion = {
-        id,
-        owner,
-        state: outcome.state,
-        nextAttemptAt: retry ? (outcome.nextAttemptAt ?? at) : null,
-        status: outcome.status ?? null,
-        error: outcome.error ?? null,
-        at,
-        completed: false,
-      };
-      const attempt = outcome.attempt ? newAttempt(outcome.attempt) : undefined;
-      // Through the outcomes' group commit: the outcomes (and attempts) of concurrent deliveries are
-      // written together, with one statement a group (outcome-batch.ts).
-      await c.outcomes(
-        async (_tx, scope) => {
-          if (attempt) addAttempt(c, scope, attempt);
-          addCompletion(c, scope, completion);
-        },
-        { batchOnly: true },
-      );
-      return completion.completed;
+      return (await complete(id, owner, outcome)).completed;
+    },
+    async completeAndTakeNext(id, owner, outcome, leaseMs) {
+      const done = await complete(id, owner, outcome, leaseMs);
+      return done.next ? { completed: done.completed, next: done.next } : { completed: done.completed };
     },
     async enqueue(input) {
       const row = newRequestDelivery(input, input.now ?? c.clock());

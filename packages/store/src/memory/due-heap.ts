@@ -18,6 +18,8 @@ export interface DueHeap {
    * row, which stays queued.
    */
   popDue(now: number, max: number, accept: (row: Delivery) => boolean): Delivery[];
+  /** Pops the earliest valid due row of one webhook, if any. */
+  popDueOf(webhookId: string, now: number): Delivery | undefined;
 }
 
 /** One binary min-heap of entries. */
@@ -108,6 +110,15 @@ export function createDueHeap(rows: Map<string, Delivery>): DueHeap {
         }
       }
       return out;
+    },
+    popDueOf(webhookId, now) {
+      const heap = heaps.get(webhookId);
+      for (let top = heap?.top(); heap && top && top[0] <= now; top = heap.top()) {
+        const [due, id] = heap.pop() as Entry;
+        const row = rows.get(id);
+        if (row?.state === "pending" && row.nextAttemptAt === due) return row;
+      }
+      return undefined;
     },
   };
 }

@@ -17,6 +17,47 @@ function inFlightByWebhook(s: MemoryState, now: number): Map<string, number> {
   return counts;
 }
 
+/**
+ * Leases a due row popped from the heap to `owner`: a workflow's request as is; a webhook delivery
+ * with its event and webhook, unless either is gone (the row fails) or the webhook is disabled (the
+ * row waits paused). Undefined when not leased.
+ */
+function leaseRow(
+  s: MemoryState,
+  row: Delivery,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): ClaimedDelivery | undefined {
+  const lease = (): void => {
+    s.setState(row, "delivering");
+    row.attempts += 1;
+    row.leaseOwner = owner;
+    row.leaseExpiresAt = now + leaseMs;
+    row.updatedAt = now;
+  };
+  if (row.request) {
+    // A workflow's request: no event or webhook row to check.
+    lease();
+    return requestClaim(copyPlain(row));
+  }
+  const event = s.events.get(row.eventId);
+  const webhook = s.webhooks.get(row.webhookId);
+  if (!event || !webhook) {
+    s.setState(row, "failed");
+    row.lastError = event ? "webhook_deleted" : "event_deleted";
+    row.updatedAt = now;
+    return undefined;
+  }
+  if (!webhook.active) {
+    s.setState(row, "paused"); // Its webhook was disabled meanwhile: wait for it.
+    row.updatedAt = now;
+    return undefined;
+  }
+  lease();
+  return { ...copyPlain(row), event: copyPlain(event), webhook: copyPlain(webhook) };
+}
+
 function memoryDeliveryQueue(s: MemoryState): DeliveryQueue {
   const announceDue = (): void => s.announce({ kind: "deliveries", local: true });
   const queue: DeliveryQueue = {
@@ -41,36 +82,10 @@ function memoryDeliveryQueue(s: MemoryState): DeliveryQueue {
         const batch = s.due.popDue(now, max - claimed.length, lease);
         if (batch.length === 0) break;
         for (const row of batch) {
-          if (row.request) {
-            // A workflow's request: no event or webhook row to check.
-            s.setState(row, "delivering");
-            row.attempts += 1;
-            row.leaseOwner = owner;
-            row.leaseExpiresAt = now + leaseMs;
-            row.updatedAt = now;
-            claimed.push(requestClaim(copyPlain(row)));
-            continue;
-          }
-          const event = s.events.get(row.eventId);
-          const webhook = s.webhooks.get(row.webhookId);
-          if (!event || !webhook) {
-            s.setState(row, "failed");
-            row.lastError = event ? "webhook_deleted" : "event_deleted";
-            row.updatedAt = now;
-            continue;
-          }
-          if (!webhook.active) {
-            s.setState(row, "paused"); // Its webhook was disabled meanwhile: wait for it.
-            row.updatedAt = now;
+          const leased = leaseRow(s, row, owner, now, leaseMs);
+          if (leased) claimed.push(leased);
+          else if (row.state === "paused")
             inFlight?.set(row.webhookId, (inFlight.get(row.webhookId) ?? 1) - 1);
-            continue;
-          }
-          s.setState(row, "delivering");
-          row.attempts += 1;
-          row.leaseOwner = owner;
-          row.leaseExpiresAt = now + leaseMs;
-          row.updatedAt = now;
-          claimed.push({ ...copyPlain(row), event: copyPlain(event), webhook: copyPlain(webhook) });
         }
       }
       return claimed;
@@ -95,6 +110,18 @@ function memoryDeliveryQueue(s: MemoryState): DeliveryQueue {
       row.updatedAt = at;
       if (due) announceDue();
       return true;
+    },
+    async completeAndTakeNext(id, owner, outcome, leaseMs) {
+      const webhookId = s.deliveries.get(id)?.webhookId;
+      const completed = await queue.complete(id, owner, outcome);
+      if (!completed || webhookId === undefined) return { completed };
+      // The finished row's slot passes to the next due row of its webhook: no count to check.
+      const now = outcome.at ?? s.clock();
+      for (let row = s.due.popDueOf(webhookId, now); row; row = s.due.popDueOf(webhookId, now)) {
+        const next = leaseRow(s, row, owner, now, leaseMs);
+        if (next) return { completed, next };
+      }
+      return { completed };
     },
     async enqueue(input) {
       s.open();

@@ -313,6 +313,28 @@ export interface DeliveryQueue {
    */
   complete(id: string, owner: string, outcome: CompleteOptions): Promise<boolean>;
   /**
+   * Completes the row as {@link complete} does and, in the same write, when it completed, leases to
+   * `owner` for `leaseMs` the earliest due pending row of the same webhook (due at `outcome.at`): the
+   * finished row's slot passes to it, so that the webhook's rows in flight stay as many and no
+   * `perWebhookLimit` is counted. A worker delivering a busy webhook then needs no claim between
+   * two of its deliveries. Rows on the way whose event or webhook is gone fail, and those of a
+   * disabled webhook wait paused, as in a claim. Optional: without it, a worker claims.
+   *
+   * @example
+   * ```ts
+   * const { completed, next } = await store.queue.deliveries.completeAndTakeNext!(
+   *   row.id, owner, { state: "succeeded", status: 200, at: Date.now() }, 30_000,
+   * );
+   * if (next) deliver(next);
+   * ```
+   */
+  completeAndTakeNext?(
+    id: string,
+    owner: string,
+    outcome: CompleteOptions,
+    leaseMs: number,
+  ): Promise<{ completed: boolean; next?: ClaimedDelivery }>;
+  /**
    * Queues a workflow's request (`$.send.http`) as a delivery due now, claimed and retried like
    * the others (bounded per workflow as deliveries are per webhook), and announces it.
    */
