@@ -105,6 +105,36 @@ async function waitFor(predicate: () => Promise<boolean>, timeoutMs: number): Pr
 }
 
 describe("fair delivery", () => {
+  it("a busy webhook hands its slots on only while the worker has one to spare", async () => {
+    const w = await world();
+    const order: string[] = [];
+    // Both webhooks on one receiver; a's first two requests are answered after 200 ms.
+    let requests = 0;
+    const server: Server = createServer((req, res) => {
+      const first = ++requests <= 2;
+      order.push(req.url ?? "");
+      req.resume();
+      req.on("end", () => setTimeout(() => res.writeHead(200).end(), first ? 200 : 1));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await w.webhook(`${base}/a`, "dc_a");
+    await w.webhook(`${base}/b`, "dc_b");
+    await w.emit("dc_a", 2);
+    // Every slot of the worker (2) goes to webhook a; then b's event, then more of a's.
+    const worker = start(w, { concurrency: 2, perWebhookConcurrency: 2, pollIntervalMs: 10 });
+    worker.start();
+    await waitFor(async () => order.length >= 2, 2000);
+    await w.emit("dc_b", 1);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const later = await w.emit("dc_a", 20);
+    await waitFor(async () => (await w.states(later)).every((state) => state === "succeeded"), 5000);
+    // Handing a's slots on would have sent all of a's first; a claim takes b's older row.
+    expect(order.indexOf("/b")).toBeGreaterThanOrEqual(2);
+    expect(order.indexOf("/b")).toBeLessThan(5);
+  });
+
   it("five hanging receivers do not hold up a healthy webhook's 20 events", async () => {
     const ATTEMPT_TIMEOUT = 10_000;
     const w = await world();
