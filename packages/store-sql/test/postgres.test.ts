@@ -54,6 +54,7 @@ describe.skipIf(!url)("Postgres", () => {
     notifications: true,
     faultInjection: faults,
     workflows: true,
+    handOff: true,
     multiProcess: () => createSqlStore(pgPoolClient(poolFor(schema))),
   });
 

@@ -6,4 +6,5 @@ runStoreConformance("memory", () => createMemoryStore({ faults }), {
   notifications: true,
   faultInjection: faults,
   workflows: true,
+  handOff: true,
 });

@@ -65,6 +65,45 @@ export function addCompletion(c: SqlContext, scope: GroupScope, completion: Comp
 }
 
 /**
+ * Hand-offs (with `$16`, each completion's lease end or null): each finished row that asks passes
+ * its slot to its webhook's next due row, leased to the same owner (`FOR UPDATE SKIP LOCKED`). The
+ * asking rows of one webhook and owner are paired with its picked rows by rank. Only in a batch
+ * where a completion asks, so that the others keep the short statement (cheap to plan).
+ */
+const HAND_OFF_CTES = `, asked AS (
+         SELECT id, owner, webhook_id, at, lease_until,
+           row_number() OVER (PARTITION BY webhook_id, owner ORDER BY id) AS rn
+         FROM done WHERE lease_until IS NOT NULL
+       ), picked AS (
+         SELECT p.*, a.owner, a.lease_until, a.at, row_number() OVER (
+             PARTITION BY a.webhook_id, a.owner ORDER BY p.next_attempt_at, p.id) AS rn
+         FROM (SELECT webhook_id, owner, count(*) AS n, max(at) AS at, max(lease_until) AS lease_until
+               FROM asked GROUP BY webhook_id, owner) a
+         CROSS JOIN LATERAL (
+           SELECT d.id, d.event_id, d.webhook_id, d.next_attempt_at, d.request IS NOT NULL AS is_request
+           FROM deliveries d
+           WHERE d.webhook_id = a.webhook_id AND d.state = 'pending' AND d.next_attempt_at <= a.at
+           ORDER BY d.webhook_id, d.next_attempt_at, d.id
+           LIMIT a.n
+           FOR UPDATE SKIP LOCKED
+         ) p
+       ), flagged AS MATERIALIZED (${FLAGGED_SQL}
+       ), handed AS (
+         UPDATE deliveries d SET ${leaseSetSql("f.at", "f.owner", "f.lease_until")}
+         FROM flagged f
+         WHERE d.id = f.id
+         RETURNING d.*, f.owner AS to_owner, f.rn
+       )`;
+
+/** The hand-offs' columns and joins of the batch's final SELECT (the handed rows prefixed `n_`). */
+const HAND_OFF_SELECT = `, ${cols(DELIVERY, "u", "n_")}, ${cols(EVENT, "e", "n_e_")}, ${cols(WEBHOOK, "w", "n_w_")}
+       FROM done CROSS JOIN relaxed
+       LEFT JOIN asked a ON a.id = done.id AND a.owner = done.owner
+       LEFT JOIN handed u ON u.webhook_id = a.webhook_id AND u.to_owner = a.owner AND u.rn = a.rn
+       LEFT JOIN events e ON e.id = u.event_id AND u.request IS NULL
+       LEFT JOIN webhooks w ON w.id = u.webhook_id AND u.request IS NULL`;
+
+/**
  * The whole batch in one statement: every attempt inserted, then every completion applied. A row
  * is changed only while `owner` holds its lease; a row rescheduled while its webhook is disabled
  * waits paused; a row rescheduled as due at once (such as one a stopping worker gave back) wakes
@@ -97,8 +136,9 @@ function outcomesStatement(c: SqlContext, batch: OutcomeBatch): GroupStatement {
     completions.map((x) => x.status),
     completions.map((x) => x.error),
     completions.map((x) => x.at),
-    completions.map((x) => x.leaseUntil),
   ];
+  const handOff = completions.some((x) => x.leaseUntil !== null);
+  if (handOff) params.push(completions.map((x) => x.leaseUntil));
   return {
     text: `WITH att AS (
          INSERT INTO attempts (id, delivery_id, workspace_id, at, status, duration_ms, response_excerpt, error)
@@ -111,47 +151,17 @@ function outcomesStatement(c: SqlContext, batch: OutcomeBatch): GroupStatement {
            last_status = v.status, last_error = v.error,
            lease_owner = NULL, lease_expires_at = NULL, updated_at = v.at
          FROM unnest($9::text[], $10::text[], $11::text[], $12::bigint[], $13::integer[], $14::text[],
-                     $15::bigint[], $16::bigint[]) AS v (id, owner, state, next_attempt_at, status, error, at,
-                                                         lease_until)
+                     $15::bigint[]${handOff ? ", $16::bigint[]" : ""})
+           AS v (id, owner, state, next_attempt_at, status, error, at${handOff ? ", lease_until" : ""})
          WHERE d.id = v.id AND d.state = 'delivering' AND d.lease_owner = v.owner
-         RETURNING d.id, v.owner, d.state, d.next_attempt_at <= v.at AS due_now, d.webhook_id, v.at,
-           v.lease_until
+         RETURNING d.id, v.owner, d.state, d.next_attempt_at <= v.at AS due_now${handOff ? ", d.webhook_id, v.at, v.lease_until" : ""}
        ), relaxed AS (
          -- Committed without waiting for the WAL flush (Postgres): an outcome lost in a crash
          -- leaves its delivery in flight until its lease expires, and then it is sent again.
          SELECT set_config('synchronous_commit', 'off', true) AS relaxed
-       ), asked AS (
-         -- Hand-offs: each finished row that asks passes its slot to its webhook's next due row.
-         SELECT id, owner, webhook_id, at, lease_until,
-           row_number() OVER (PARTITION BY webhook_id, owner ORDER BY id) AS rn
-         FROM done WHERE lease_until IS NOT NULL
-       ), picked AS (
-         SELECT p.*, a.owner, a.lease_until, a.at, row_number() OVER (
-             PARTITION BY a.webhook_id, a.owner ORDER BY p.next_attempt_at, p.id) AS rn
-         FROM (SELECT webhook_id, owner, count(*) AS n, max(at) AS at, max(lease_until) AS lease_until
-               FROM asked GROUP BY webhook_id, owner) a
-         CROSS JOIN LATERAL (
-           SELECT d.id, d.event_id, d.webhook_id, d.next_attempt_at, d.request IS NOT NULL AS is_request
-           FROM deliveries d
-           WHERE d.webhook_id = a.webhook_id AND d.state = 'pending' AND d.next_attempt_at <= a.at
-           ORDER BY d.next_attempt_at, d.id
-           LIMIT a.n
-           FOR UPDATE SKIP LOCKED
-         ) p
-       ), flagged AS (${FLAGGED_SQL}
-       ), handed AS (
-         UPDATE deliveries d SET ${leaseSetSql("f.at", "f.owner", "f.lease_until")}
-         FROM flagged f
-         WHERE d.id = f.id
-         RETURNING d.*, f.owner AS to_owner, f.rn
-       )
-       SELECT done.id, done.owner, ${c.notifyDueWhen("done.state = 'pending' AND done.due_now", params)} AS noted,
-         ${cols(DELIVERY, "u", "n_")}, ${cols(EVENT, "e", "n_e_")}, ${cols(WEBHOOK, "w", "n_w_")}
-       FROM done CROSS JOIN relaxed
-       LEFT JOIN asked a ON a.id = done.id AND a.owner = done.owner
-       LEFT JOIN handed u ON u.webhook_id = a.webhook_id AND u.to_owner = a.owner AND u.rn = a.rn
-       LEFT JOIN events e ON e.id = u.event_id AND u.request IS NULL
-       LEFT JOIN webhooks w ON w.id = u.webhook_id AND u.request IS NULL`,
+       )${handOff ? HAND_OFF_CTES : ""}
+       SELECT done.id, done.owner, ${c.notifyDueWhen("done.state = 'pending' AND done.due_now", params)} AS noted
+         ${handOff ? HAND_OFF_SELECT : "FROM done CROSS JOIN relaxed"}`,
     params,
     onRows(rows) {
       const changed = new Map(rows.map((row) => [key(str(row.id), str(row.owner)), row]));

@@ -74,6 +74,11 @@ export interface StoreCapabilities {
    * run, and fail if a part is absent).
    */
   workflows?: boolean;
+  /**
+   * The queue hands a finished row's slot on (`queue.deliveries.completeAndTakeNext`): its test runs,
+   * and fails if the method is absent.
+   */
+  handOff?: boolean;
 }
 
 /** Options of {@link runStoreConformance}: the adapter's capabilities and a timeout. */

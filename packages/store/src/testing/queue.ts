@@ -201,68 +201,70 @@ export function queueSuite(t: SuiteContext): void {
       expect(await store.queue.deliveries.sweep(now + 1001)).toBe(0);
     });
 
-    t.test("completeAndTakeNext hands a finished row's slot to its webhook's next due row", async () => {
-      const queue = t.store.queue.deliveries;
-      // Optional in the interface (a worker without it claims), expected of a complete adapter.
-      if (!queue.completeAndTakeNext)
-        throw new Error("the store has no queue.deliveries.completeAndTakeNext");
-      const now = nextWindow();
-      const { ws, emitter, deliveryIds, webhooks } = await t.outbox(6, now, 2);
-      const ours = new Set(deliveryIds);
-      const [a, b] = webhooks as [Webhook, Webhook];
-      const limit = { leaseMs: 60_000, limit: 100, perWebhookLimit: 2 };
-      const first = (await queue.claim({ owner: "w", now, ...limit })).filter((row) => ours.has(row.id));
-      const ofA = first.filter((row) => row.webhookId === a.id);
-      expect(ofA).toHaveLength(2);
-      const [done, other] = ofA as [ClaimedDelivery, ClaimedDelivery];
-      // Another worker cannot hand off a row it does not hold, nor take anything.
-      expect(await queue.completeAndTakeNext(done.id, "x", { state: "succeeded", at: now }, 1000)).toEqual({
-        completed: false,
-      });
-      const handed = await queue.completeAndTakeNext(
-        done.id,
-        "w",
-        { state: "succeeded", status: 200, at: now + 1 },
-        5000,
-      );
-      expect(handed.completed).toBe(true);
-      const next = handed.next as ClaimedDelivery;
-      expect(next).toMatchObject({ webhookId: a.id, state: "delivering", leaseOwner: "w", attempts: 1 });
-      expect(next.leaseExpiresAt).toBe(now + 5001);
-      expect(next.event.id).toBe(next.eventId);
-      expect(next.webhook.id).toBe(a.id);
-      expect(ours.has(next.id) && ![done.id, other.id].includes(next.id)).toBe(true);
-      expect(await t.store.deliveries.get(ws, done.id)).toMatchObject({
-        state: "succeeded",
-        lastStatus: 200,
-      });
-      // The webhook's rows in flight stay at the limit: a claim gets none of them.
-      const again = (await queue.claim({ owner: "y", now: now + 2, ...limit })).filter((row) =>
-        ours.has(row.id),
-      );
-      expect(again.filter((row) => row.webhookId === a.id)).toHaveLength(0);
-      // A row not yet due is not handed over; with nothing due there is no next row.
-      await t.emit(ws, emitter.id, events(1, 0), now + 10_000);
-      const rest = [next, other];
-      for (let i = 0; i < 10 && rest.length > 0; i++) {
-        const row = rest.shift() as ClaimedDelivery;
-        const out = await queue.completeAndTakeNext(row.id, "w", { state: "succeeded", at: now + 3 }, 5000);
-        expect(out.completed).toBe(true);
-        if (out.next) {
-          expect(out.next.webhookId).toBe(a.id);
-          expect(out.next.nextAttemptAt).toBeLessThanOrEqual(now + 3);
-          rest.push(out.next);
-        }
-      }
-      expect(rest).toHaveLength(0);
-      // Every due row of webhook a was delivered by hand-offs; webhook b's were never touched.
-      const rowsOf = async (hook: Webhook) =>
-        (await t.store.deliveries.list(ws, { webhookId: hook.id, limit: 100 })).items.filter((d) =>
-          ours.has(d.id),
+    describe.skipIf(!t.options.handOff)("with hand-offs", () => {
+      t.test("completeAndTakeNext hands a finished row's slot to its webhook's next due row", async () => {
+        const queue = t.store.queue.deliveries;
+        // Optional in the interface: a worker without it claims.
+        if (!queue.completeAndTakeNext)
+          throw new Error("the store has no queue.deliveries.completeAndTakeNext");
+        const now = nextWindow();
+        const { ws, emitter, deliveryIds, webhooks } = await t.outbox(6, now, 2);
+        const ours = new Set(deliveryIds);
+        const [a, b] = webhooks as [Webhook, Webhook];
+        const limit = { leaseMs: 60_000, limit: 100, perWebhookLimit: 2 };
+        const first = (await queue.claim({ owner: "w", now, ...limit })).filter((row) => ours.has(row.id));
+        const ofA = first.filter((row) => row.webhookId === a.id);
+        expect(ofA).toHaveLength(2);
+        const [done, other] = ofA as [ClaimedDelivery, ClaimedDelivery];
+        // Another worker cannot hand off a row it does not hold, nor take anything.
+        expect(await queue.completeAndTakeNext(done.id, "x", { state: "succeeded", at: now }, 1000)).toEqual({
+          completed: false,
+        });
+        const handed = await queue.completeAndTakeNext(
+          done.id,
+          "w",
+          { state: "succeeded", status: 200, at: now + 1 },
+          5000,
         );
-      expect((await rowsOf(a)).every((d) => d.state === "succeeded")).toBe(true);
-      expect((await rowsOf(b)).filter((d) => d.state === "delivering")).toHaveLength(2);
-      expect((await rowsOf(b)).filter((d) => d.state === "pending")).toHaveLength(4);
+        expect(handed.completed).toBe(true);
+        const next = handed.next as ClaimedDelivery;
+        expect(next).toMatchObject({ webhookId: a.id, state: "delivering", leaseOwner: "w", attempts: 1 });
+        expect(next.leaseExpiresAt).toBe(now + 5001);
+        expect(next.event.id).toBe(next.eventId);
+        expect(next.webhook.id).toBe(a.id);
+        expect(ours.has(next.id) && ![done.id, other.id].includes(next.id)).toBe(true);
+        expect(await t.store.deliveries.get(ws, done.id)).toMatchObject({
+          state: "succeeded",
+          lastStatus: 200,
+        });
+        // The webhook's rows in flight stay at the limit: a claim gets none of them.
+        const again = (await queue.claim({ owner: "y", now: now + 2, ...limit })).filter((row) =>
+          ours.has(row.id),
+        );
+        expect(again.filter((row) => row.webhookId === a.id)).toHaveLength(0);
+        // A row not yet due is not handed over; with nothing due there is no next row.
+        await t.emit(ws, emitter.id, events(1, 0), now + 10_000);
+        const rest = [next, other];
+        for (let i = 0; i < 10 && rest.length > 0; i++) {
+          const row = rest.shift() as ClaimedDelivery;
+          const out = await queue.completeAndTakeNext(row.id, "w", { state: "succeeded", at: now + 3 }, 5000);
+          expect(out.completed).toBe(true);
+          if (out.next) {
+            expect(out.next.webhookId).toBe(a.id);
+            expect(out.next.nextAttemptAt).toBeLessThanOrEqual(now + 3);
+            rest.push(out.next);
+          }
+        }
+        expect(rest).toHaveLength(0);
+        // Every due row of webhook a was delivered by hand-offs; webhook b's were never touched.
+        const rowsOf = async (hook: Webhook) =>
+          (await t.store.deliveries.list(ws, { webhookId: hook.id, limit: 100 })).items.filter((d) =>
+            ours.has(d.id),
+          );
+        expect((await rowsOf(a)).every((d) => d.state === "succeeded")).toBe(true);
+        expect((await rowsOf(b)).filter((d) => d.state === "delivering")).toHaveLength(2);
+        expect((await rowsOf(b)).filter((d) => d.state === "pending")).toHaveLength(4);
+      });
     });
 
     t.test("perWebhookLimit bounds the rows of one webhook in flight", async () => {
