@@ -147,11 +147,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     markedFailing: new Set(),
     circuits: createCircuits(circuitOptions),
     onAttempt: options.onAttempt,
-    // A fast delivery that succeeded passes its slot to its webhook's next due row (no claim), while
-    // the worker runs and has a slot to spare; one held aside as slow does not (its slot was
-    // already given to others).
-    // A worker whose slots are all taken does not hand on: a claim then gives the freed slot to the
-    // earliest due row of any webhook, so that busy webhooks cannot keep the others waiting.
+    // A fast delivery that succeeded passes its slot to its webhook's next due row (no claim) while
+    // the worker runs. Not one held aside as slow (its slot was already given to others), nor in a
+    // worker whose slots are all taken: a claim then gives the freed slot to the earliest due row
+    // of any webhook, so that busy webhooks cannot keep the others waiting.
     handOffLeaseMs: (_row, entry) =>
       running && !stopping && !entry.slow && !entry.released && inFlight.size - slowCount < concurrency
         ? leaseMs

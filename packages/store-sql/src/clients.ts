@@ -308,35 +308,19 @@ export function pgPoolClient(pool: Pool, options: PgPoolClientOptions = {}): Sql
   const transaction = async <T>(fn: (client: SqlClient) => Promise<T>): Promise<T> => {
     const connection: PoolClient = await pool.connect();
     let broken: unknown;
-    let begun = false;
     try {
+      await connection.query("BEGIN");
       const result = await fn(
         joined(async (text, params) => {
-          if (!begun) {
-            begun = true;
-            // BEGIN goes with a first statement without parameters, in one round trip (a simple
-            // query may hold several statements: pg then answers with one result each).
-            if (!params || params.length === 0) {
-              const results = (await connection.query(`BEGIN; ${text}`)) as unknown as { rows: SqlRow[] }[];
-              return { rows: results.at(-1)?.rows ?? [] };
-            }
-            // Both queued at once (pg runs a connection's queries in order), so that a statement
-            // sent meanwhile by the same transaction cannot go before this one.
-            const [, first] = await Promise.all([
-              connection.query("BEGIN"),
-              run(connection, text, params, false),
-            ]);
-            return { rows: first.rows as SqlRow[] };
-          }
           const rows = await run(connection, text, params, false);
           return { rows: rows.rows as SqlRow[] };
         }),
       );
-      if (begun) await connection.query("COMMIT");
+      await connection.query("COMMIT");
       return result;
     } catch (error) {
       try {
-        if (begun) await connection.query("ROLLBACK");
+        await connection.query("ROLLBACK");
       } catch (rollbackError) {
         broken = rollbackError;
       }
