@@ -338,7 +338,7 @@ export function pgPoolClient(pool: Pool, options: PgPoolClientOptions = {}): Sql
   const parallelTransactions = Math.max(1, Math.floor(options.parallelTransactions ?? 1));
   const client: SqlClient = {
     // One group at a time: the writes queued meanwhile make the next group larger, which costs
-    // fewer round trips than groups side by side (docs/decisions.md, 2026-11-28).
+    // fewer round trips than groups side by side (docs/decisions/, 2026-11-28).
     parallelTransactions,
     query: (text, params) => foreground(() => query(text, params)),
     transaction: (fn) => foreground(() => transaction(fn)),

@@ -6,7 +6,7 @@
  * {@link releaseTmp}. Every path is resolved against `/` and must be `/tmp` or below it, else
  * `EACCES`; symbolic links are stored with absolute targets inside `/tmp`; the bytes of regular
  * files and the number of entries are capped (`ENOSPC`). The volume holds nothing but this `/tmp`,
- * so nothing else of the host is reachable by construction. See docs/decisions.md.
+ * so nothing else of the host is reachable by construction. See docs/decisions/.
  */
 import { createRequire } from "node:module";
 import { posix } from "node:path";
