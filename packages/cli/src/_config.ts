@@ -60,22 +60,37 @@ export interface Credentials {
   keySource: string;
 }
 
+/** The file of the data folder where `pd serve` records the URL it listens on. */
+export const URL_FILE = "url";
+
+/** The trimmed text of a file of the local data folder (`./.hookline/<name>`), if any. @internal */
+export function _local(name: string): { value: string; path: string } | undefined {
+  const path = resolve(DEFAULT_DATA_DIR, name);
+  if (!existsSync(path)) return undefined;
+  const value = readFileSync(path, "utf8").trim();
+  return value ? { value, path } : undefined;
+}
+
 /**
- * The credentials to call the API with: environment, then the profile (`-p`, else the config's
- * default, else `default`), then the key a local `pd serve` wrote to `./.hookline/api-key`.
+ * The credentials to call the API with, each of the key and the URL from the first that gives it:
+ * the environment (`HOOKLINE_API_KEY`, `HOOKLINE_BASE_URL`), then the profile (`-p`, else
+ * `HOOKLINE_PROFILE`, else the config's default, else `default`), then what a `pd serve` started in
+ * this folder wrote to `./.hookline/` (`api-key`, `url`), then `http://127.0.0.1:4100` for the URL.
  */
 export function resolveCredentials(profileName?: string, env: NodeJS.ProcessEnv = process.env): Credentials {
   const config = readConfig(env);
   const profile = profileName ?? env.HOOKLINE_PROFILE ?? config.defaultProfile ?? "default";
   const saved = config.profiles[profile] ?? {};
-  const baseUrl = (env.HOOKLINE_BASE_URL || saved.baseUrl || DEFAULT_BASE_URL).replace(/\/+$/, "");
+  const baseUrl = (
+    env.HOOKLINE_BASE_URL ||
+    saved.baseUrl ||
+    _local(URL_FILE)?.value ||
+    DEFAULT_BASE_URL
+  ).replace(/\/+$/, "");
   if (env.HOOKLINE_API_KEY)
     return { baseUrl, apiKey: env.HOOKLINE_API_KEY, profile, keySource: "HOOKLINE_API_KEY" };
   if (saved.apiKey) return { baseUrl, apiKey: saved.apiKey, profile, keySource: `profile "${profile}"` };
-  const local = resolve(DEFAULT_DATA_DIR, "api-key");
-  if (existsSync(local)) {
-    const key = readFileSync(local, "utf8").trim();
-    if (key) return { baseUrl, apiKey: key, profile, keySource: local };
-  }
+  const local = _local("api-key");
+  if (local) return { baseUrl, apiKey: local.value, profile, keySource: local.path };
   return { baseUrl, apiKey: undefined, profile, keySource: "none" };
 }

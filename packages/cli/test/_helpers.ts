@@ -312,13 +312,22 @@ export async function closedPort(): Promise<number> {
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-/** The lines of the fenced `sh` block under the README's "Walkthrough" heading. */
-export function readmeWalkthrough(): string[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("### Walkthrough"));
-  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error("README.md has no ```sh block under ### Walkthrough");
-  return block.split("\n").filter((line) => line.trim() !== "" && !line.trim().startsWith("#"));
+/**
+ * The fenced blocks of a markdown page (relative to the repository) that a `<!-- test: ROLE -->`
+ * line marks, in order: `setup`, `server`, `commands`, `background` (a command left running) or
+ * `file NAME` (a file to save).
+ */
+export function docBlocks(page: string): Array<{ role: string; text: string }> {
+  const text = readFileSync(join(ROOT, page), "utf8");
+  return [...text.matchAll(/<!-- test: ([^>]+?) -->\n```\w+\n([\s\S]*?)```/g)].map((m) => ({
+    role: m[1] as string,
+    text: m[2] as string,
+  }));
+}
+
+/** The command lines of a block (no blank lines, no comments). */
+export function commandLines(text: string): string[] {
+  return text.split("\n").filter((line) => line.trim() !== "" && !line.trim().startsWith("#"));
 }
 
 /**

@@ -13,10 +13,8 @@ import {
   pdTty,
   post,
   ROOT,
-  readmeWalkthrough,
   receiver,
   receiverOn,
-  runLine,
   type Served,
   serve,
   spawnPd,
@@ -28,7 +26,7 @@ import {
 } from "./_helpers.js";
 
 // One in-memory server for every test of this file. Tests are independent (own folders and
-// names) and run concurrently, also with the PGlite test (README walkthrough, restart) at the end.
+// names) and run concurrently, also with the PGlite test (restart) at the end.
 let server: Served;
 let env: NodeJS.ProcessEnv;
 const cwd = tempDir();
@@ -519,19 +517,9 @@ describe.concurrent("pd against pd serve", () => {
 });
 
 describe.concurrent("pd serve with its data folder", () => {
-  it("runs the README walkthrough verbatim; after a restart everything is kept and a pending delivery is sent", async () => {
-    const lines = readmeWalkthrough();
-    expect(lines).toHaveLength(5);
-    expect(lines.map((l) => l.split(" ").slice(0, 3).join(" "))).toEqual([
-      "npx pd login",
-      "npx pd deploy",
-      "npx pd webhooks",
-      "npx pd subscriptions",
-      "npx pd events",
-    ]);
-
+  it("keeps everything across a restart on another port, which pd in the folder finds, and sends a pending delivery", async () => {
     // A user's folder: the repository's files (the example source) and the server's default data
-    // folder ./.hookline, as `npm start` makes it.
+    // folder ./.hookline, as `npm start` makes it. (getting-started.test.ts runs the README.)
     const dir = tempDir();
     symlinkSync(join(ROOT, "packages"), join(dir, "packages"));
     const env = baseEnv({ XDG_CONFIG_HOME: join(dir, "config") });
@@ -543,24 +531,25 @@ describe.concurrent("pd serve with its data folder", () => {
     expect(readFileSync(join(dataDir, "api-key"), "utf8").trim()).toBe(key);
     expect(statSync(join(dataDir, "api-key")).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, "secrets.key")).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dataDir, "url"), "utf8").trim()).toBe(first.url);
 
     // The receiver is down during the first run.
     const port = await closedPort();
     const hook = receiverOn(port);
     const hookUrl = `http://127.0.0.1:${port}/webhooks`;
-    // The README uses the defaults `npm start` prints and a placeholder receiver; this server
-    // listens on a free port and the receiver is on loopback.
+    // No URL nor key in the environment: pd finds both in ./.hookline.
     const outputs = [];
-    for (const line of lines) {
-      const run = line
-        .replaceAll("http://127.0.0.1:4100", first.url)
-        .replace(/https:\/\/example\.com\/\S*/, hookUrl);
-      const result = await runLine(run, dir, env);
-      expect({ line, ...result }).toMatchObject({ code: 0 });
+    for (const args of [
+      ["deploy", "packages/cli/examples/hello.mjs", "--name", "hello"],
+      ["webhooks", "create", hookUrl, "--name", "my-receiver"],
+      ["subscriptions", "create", "hello", "my-receiver"],
+      ["events", "hello", "-n", "1"],
+    ]) {
+      const result = await pd(args, { cwd: dir, env });
+      expect({ args, ...result }).toMatchObject({ code: 0 });
       outputs.push(result.stdout);
     }
-    const [login, deploy, webhook, subscribe, events] = outputs;
-    expect(login).toContain(`Logged in to ${first.url} as profile "default"`);
+    const [deploy, webhook, subscribe, events] = outputs;
     const sourceId = /Deployed hello \((dc_\w+)\)/.exec(deploy ?? "")?.[1] ?? "";
     expect(sourceId).toMatch(/^dc_/);
     const endpoint = /endpoint: (\S+)/.exec(deploy ?? "")?.[1] ?? "";
@@ -587,7 +576,9 @@ describe.concurrent("pd serve with its data folder", () => {
 
     // Second run, same folder, receiver up: everything is there and the delivery goes out.
     await hook.start();
-    const second = await serve(["--allow-private-urls"], { cwd: dir, env }, 90_000);
+    let secondPort = await closedPort();
+    while (first.url.endsWith(`:${secondPort}`)) secondPort = await closedPort();
+    const second = await serve(["--allow-private-urls", "--port", String(secondPort)], { cwd: dir, env }, 90_000);
     try {
       expect(second.key).toBeUndefined(); // the key is shown only on the first start
       expect(second.output.stdout).toContain(join(dataDir, "api-key"));
@@ -596,10 +587,10 @@ describe.concurrent("pd serve with its data folder", () => {
       const secret = await webhookSecret(second.url, key, webhookId);
       expect(() => new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).not.toThrow();
 
-      // The profile saved by the walkthrough's login works; only the port changed.
-      const env2 = { ...env, HOOKLINE_BASE_URL: second.url };
+      // Another port: pd finds the new URL in ./.hookline/url.
+      expect(readFileSync(join(dataDir, "url"), "utf8").trim()).toBe(second.url);
       const list = async (kind: string) =>
-        JSON.parse((await pd(["list", kind, "--json"], { cwd: dir, env: env2 })).stdout) as Array<{
+        JSON.parse((await pd(["list", kind, "--json"], { cwd: dir, env })).stdout) as Array<{
           id: string;
         }>;
       expect((await list("sources")).map((s) => s.id)).toEqual([sourceId]);
@@ -607,7 +598,7 @@ describe.concurrent("pd serve with its data folder", () => {
       expect(await list("subscriptions")).toEqual([
         expect.objectContaining({ emitter_id: sourceId, listener_id: webhookId }),
       ]);
-      const kept = await pd(["events", "hello", "-n", "2", "--json"], { cwd: dir, env: env2 });
+      const kept = await pd(["events", "hello", "-n", "2", "--json"], { cwd: dir, env });
       expect((JSON.parse(kept.stdout) as Array<{ event: unknown }>).map((e) => e.event)).toEqual([
         { hi: 1 },
         { greeting: "hello", deployed: true },

@@ -6,8 +6,10 @@ import { CliError, printJson, printTable } from "../_output.js";
 
 type Row = Record<string, unknown>;
 
-const KINDS: Record<string, { path: string; columns: string[] }> = {
-  sources: { path: "/v1/sources", columns: ["id", "name", "active", "endpoint_url"] },
+/** What each listing shows: its route and columns (a field, or `[header, field]`). */
+const KINDS: Record<string, { path: string; columns: Array<string | [string, string]> }> = {
+  // The slug is what other commands take (two sources can share a name, never a slug).
+  sources: { path: "/v1/sources", columns: ["id", ["slug", "name_slug"], "name", "active", "endpoint_url"] },
   webhooks: { path: "/v1/webhooks", columns: ["id", "url", "name", "active"] },
   subscriptions: { path: "/v1/subscriptions", columns: ["id", "emitter_id", "listener_id", "event_name"] },
   components: { path: "/v1/components", columns: ["id", "key", "name", "version", "type"] },
@@ -28,10 +30,12 @@ export default defineCommand({
       throw new CliError("usage", `cannot list "${kind}": use one of ${Object.keys(KINDS).join(", ")}`);
     const items = await listAll<Row>(_client(args), spec.path);
     if (_flag(args, "json")) printJson(items);
-    else
+    else {
+      const columns = spec.columns.map((c): [string, string] => (typeof c === "string" ? [c, c] : c));
       printTable(
-        spec.columns,
-        items.map((item) => spec.columns.map((c) => item[c] as string)),
+        columns.map(([header]) => header),
+        items.map((item) => columns.map(([, field]) => item[field] as string)),
       );
+    }
   },
 });

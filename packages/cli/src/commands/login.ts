@@ -1,10 +1,8 @@
 /** `pd login`: save an API key and base URL as a profile. */
-import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { createApiClient } from "../_api.js";
 import { _str } from "../_args.js";
 import { defineCommand } from "../_command.js";
-import { DEFAULT_BASE_URL, DEFAULT_DATA_DIR, readConfig, writeConfig } from "../_config.js";
+import { _local, DEFAULT_BASE_URL, readConfig, URL_FILE, writeConfig } from "../_config.js";
 import { CliError, note, out, style } from "../_output.js";
 
 export default defineCommand({
@@ -20,12 +18,8 @@ export default defineCommand({
     const config = readConfig();
     const name = _str(args, "profile") ?? config.defaultProfile ?? "default";
     const previous = config.profiles[name] ?? {};
-    const localKey = resolve(DEFAULT_DATA_DIR, "api-key");
     const apiKey =
-      _str(args, "api-key") ??
-      process.env.HOOKLINE_API_KEY ??
-      (existsSync(localKey) ? readFileSync(localKey, "utf8").trim() : undefined) ??
-      previous.apiKey;
+      _str(args, "api-key") ?? process.env.HOOKLINE_API_KEY ?? _local("api-key")?.value ?? previous.apiKey;
     if (!apiKey) {
       throw new CliError("usage", "no API key: pass --api-key (`pd serve` prints one on its first start)");
     }
@@ -33,6 +27,7 @@ export default defineCommand({
       _str(args, "base-url") ??
       process.env.HOOKLINE_BASE_URL ??
       previous.baseUrl ??
+      _local(URL_FILE)?.value ??
       DEFAULT_BASE_URL
     ).replace(/\/+$/, "");
     try {

@@ -10,7 +10,7 @@ import type { EngineWorkerOptions, Hookline } from "@hookline/engine";
 import type { Store } from "@hookline/store";
 import { _flag, _int, _str, _strs } from "../_args.js";
 import { defineCommand } from "../_command.js";
-import { DEFAULT_DATA_DIR } from "../_config.js";
+import { DEFAULT_DATA_DIR, URL_FILE } from "../_config.js";
 import { CliError, note, out, style } from "../_output.js";
 import { _npmOptions, _packagesOptions } from "../_packages.js";
 import { _destinationsLine, _serveDestinations } from "../_serve-destinations.js";
@@ -21,6 +21,13 @@ import { _publishAtStart } from "../_startup-registry.js";
 function _writeSecret(path: string, value: string): void {
   writeFileSync(path, `${value}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
+}
+
+/** The address a client on this machine connects to: loopback for a wildcard listen. @internal */
+function _connectHost(address: AddressInfo): string {
+  if (address.address === "0.0.0.0") return "127.0.0.1";
+  if (address.address === "::") return "[::1]";
+  return address.family === "IPv6" ? `[${address.address}]` : address.address;
 }
 
 /** The secrets key: HOOKLINE_SECRETS_KEY, else `<data-dir>/secrets.key` (made once), else random. @internal */
@@ -222,6 +229,7 @@ export default defineCommand({
     let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
     let server: Server | undefined;
     let baseUrl = _str(args, "public-url") ?? process.env.HOOKLINE_PUBLIC_URL;
+    let localUrl: string | undefined;
     if (!noApi) {
       server = createServer((req, res) => {
         if (listener) listener(req, res);
@@ -246,6 +254,7 @@ export default defineCommand({
       const address = srv.address() as AddressInfo;
       const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
       baseUrl ??= `http://${shownHost}:${address.port}`;
+      localUrl = `http://${_connectHost(address)}:${address.port}`;
     }
     baseUrl = (baseUrl ?? `http://${host}:${port}`).replace(/\/+$/, "");
 
@@ -293,6 +302,8 @@ export default defineCommand({
     if (settings.given.length > 0) out(`  Settings: ${settings.given.join(" ")}`);
     out(`  npm:      ${npm.label}; packages cached in ${npm.packages.cacheDir}`);
     for (const line of registryLines) out(`  Registry: ${line}`);
+    // `pd` run in this folder calls this server when no profile or variable names another.
+    if (dataDir && localUrl) writeFileSync(join(dataDir, URL_FILE), `${localUrl}\n`);
     if (key.created) {
       out(`  API key:  ${style.yellow(key.created)}`);
       out(`            shown once; ${key.where}`);

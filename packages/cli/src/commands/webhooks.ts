@@ -103,7 +103,7 @@ const ACTIONS: Record<string, Action> = {
     }
     if (!webhook.active) note(style.yellow(`warning: ${webhook.id} is disabled`, process.stderr));
     printTable(
-      ["id", "status", "attempts", "last", "next", "created", "event"],
+      ["id", "status", "attempts", "last", "next", "created", "event", "from"],
       page.data.map((d) => [
         d.id,
         d.status,
@@ -111,7 +111,8 @@ const ACTIONS: Record<string, Action> = {
         d.last_status ?? d.last_error,
         d.next_attempt_at === null ? null : iso(d.next_attempt_at),
         iso(d.created_at),
-        `${d.emitter_id}${d.event_name === "default" ? "" : ` [${d.event_name}]`}`,
+        `${d.event_id}${d.event_name === "default" ? "" : ` [${d.event_name}]`}`,
+        d.emitter_id,
       ]),
     );
     const blocked = page.data.filter((d) => d.last_error === "ssrf_blocked").length;
