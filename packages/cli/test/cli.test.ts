@@ -578,7 +578,11 @@ describe.concurrent("pd serve with its data folder", () => {
     await hook.start();
     let secondPort = await closedPort();
     while (first.url.endsWith(`:${secondPort}`)) secondPort = await closedPort();
-    const second = await serve(["--allow-private-urls", "--port", String(secondPort)], { cwd: dir, env }, 90_000);
+    const second = await serve(
+      ["--allow-private-urls", "--port", String(secondPort)],
+      { cwd: dir, env },
+      90_000,
+    );
     try {
       expect(second.key).toBeUndefined(); // the key is shown only on the first start
       expect(second.output.stdout).toContain(join(dataDir, "api-key"));
