@@ -87,6 +87,26 @@ describe.concurrent("pd against pd serve", () => {
         new Webhook(secret).verify(got.body.replace("1", "2"), got.headers as Record<string, string>),
       ).toThrow();
 
+      // The EVENT column is the event's id (the emitter is FROM), as the webhook-id header says.
+      const deliveries = await pd(["webhooks", "deliveries", "receiver"], { cwd, env });
+      const [header, row] = deliveries.stdout.split("\n");
+      expect(header).toMatch(/ EVENT +FROM$/);
+      expect(row).toMatch(new RegExp(`^dlv_\\w+ +succeeded .* ${got.headers["webhook-id"]} +${hello?.id}$`));
+      // A test event: signed like a delivery, answered at once, not a delivery.
+      const tested = await pd(["webhooks", "test", "receiver"], { cwd, env });
+      expect(tested.stdout).toMatch(
+        /^✔ http:\/\/127\.0\.0\.1:\d+\/h answered 200 in \d+ ms \(test event evt_\w+\)$/m,
+      );
+      const test = hook.requests[1];
+      expect(test?.headers["x-hookline-event-name"]).toBe("hookline.test");
+      expect(() =>
+        new Webhook(secret).verify(test?.body ?? "", test?.headers as Record<string, string>),
+      ).not.toThrow();
+      const after1 = json<unknown[]>(
+        (await pd(["webhooks", "deliveries", "receiver", "--json"], { cwd, env })).stdout,
+      );
+      expect(after1).toHaveLength(1);
+
       const events = await pd(["events", "hello", "-n", "1"], { cwd, env });
       expect(events.code).toBe(0);
       expect(events.stdout).toContain("emit POST /");

@@ -179,6 +179,12 @@ describe("the first hour, against pd serve with the SSRF guard on", () => {
     });
     expect(badStatus.code).toBe(1);
     expect(badStatus.stderr).toMatch(/^validation_failed: /);
+    // A test event is refused the same way, and says how to allow it.
+    const tested = await pd(["webhooks", "test", "guarded-hook"], { cwd: dir, env });
+    expect(tested.code).toBe(1);
+    expect(tested.stderr).toMatch(
+      /^test_failed: http:\/\/127\.0\.0\.1:\d+\/hook no answer \(ssrf_blocked\): .*--dev/,
+    );
   }, 120_000);
 
   it("pd webhooks secret, rotate, update and recover; unknown actions are usage errors", async () => {

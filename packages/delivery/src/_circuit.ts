@@ -29,6 +29,8 @@ export interface Circuits {
   open(now: number): string[];
   /** Records an attempt's outcome; returns when the circuit opened, if this failure opened it. */
   record(webhookId: string, ok: boolean, now: number): number | undefined;
+  /** Until when the webhook's circuit is open at `now`; undefined when it is closed. */
+  openUntil(webhookId: string, now: number): number | undefined;
 }
 
 /** Creates the circuit breakers of a worker. */
@@ -41,6 +43,10 @@ export function createCircuits(options: CircuitOptions): Circuits {
         if (circuit.openUntil !== undefined && circuit.openUntil > now) ids.push(id);
       }
       return ids;
+    },
+    openUntil(webhookId, now) {
+      const until = circuits.get(webhookId)?.openUntil;
+      return until !== undefined && until > now ? until : undefined;
     },
     record(webhookId, ok, now) {
       if (ok) {

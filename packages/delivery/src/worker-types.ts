@@ -156,6 +156,11 @@ export interface DeliveryWorker {
   /** Polls now instead of at the end of the current sleep; call it after appending events. */
   wake(): void;
   /**
+   * Until when (epoch ms) this worker's circuit breaker holds the webhook's deliveries (after
+   * `circuitFailures` failed attempts in a row); undefined when its circuit is closed.
+   */
+  circuitOpenUntil(webhookId: string): number | undefined;
+  /**
    * Claims one batch (up to the free concurrency), delivers it and resolves, once those deliveries are
    * finished, with how many were claimed. Does not sweep; resolves 0 once stopped.
    */

@@ -333,6 +333,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       loopPromise = loop();
     },
     wake,
+    circuitOpenUntil: (webhookId) => ctx.circuits.openUntil(webhookId, clock.now()),
     async runOnce() {
       if (stopping) return 0;
       const started = await dispatch();

@@ -27,10 +27,21 @@ export interface AccountsApi {
   list(workspaceId: string, filter?: { app?: string }): Promise<AccountView[]>;
   /** Refused with `account_in_use` (409) while a source's app prop uses the account. */
   delete(workspaceId: string, id: string): Promise<void>;
+  /**
+   * Whether an app prop of `app` needs a connected account: false for the apps of the
+   * `noAuthApps` option (`http`, `rss`, `schedule`...), which deploy without one.
+   *
+   * @example
+   * ```ts
+   * hookline.accounts.needsAccount("rss"); // false
+   * hookline.accounts.needsAccount("github"); // true
+   * ```
+   */
+  needsAccount(app: string): boolean;
 }
 
 /** The `accounts` API of an engine. @internal */
-export function createAccountsApi(ctx: Pick<EngineContext, "store" | "box">): AccountsApi {
+export function createAccountsApi(ctx: Pick<EngineContext, "store" | "box" | "apps">): AccountsApi {
   const { store } = ctx;
   const notFound = (id: string) => new HooklineError("not_found", `No account ${id} in this workspace`);
   return {
@@ -74,5 +85,6 @@ export function createAccountsApi(ctx: Pick<EngineContext, "store" | "box">): Ac
       }
       await store.accounts.delete(workspaceId, id);
     },
+    needsAccount: (app) => !ctx.apps.noAuthApps.has(app),
   };
 }

@@ -49,6 +49,7 @@ import {
   type IngressResponse,
 } from "./types.js";
 import { componentView } from "./views.js";
+import { createWebhookTester } from "./webhook-test.js";
 import { createUrlWarner, createWebhooksApi, type SubscriptionsApi, type WebhooksApi } from "./webhooks.js";
 import { createWorkflows } from "./workflows/api.js";
 import type { EnvApi, WorkflowsApi } from "./workflows/types.js";
@@ -301,6 +302,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     box,
     clock,
     wakeWorker,
+    createWebhookTester(transport, box, clock),
     ownsTransport
       ? createUrlWarner({
           allowPrivate: options.allowPrivateUrls === true,

@@ -61,6 +61,7 @@ export {
   type UpdateInput,
 } from "./types.js";
 export type { AccountView, ComponentView, SourceView } from "./views.js";
+export { TEST_EVENT_NAME, type WebhookTestResult } from "./webhook-test.js";
 export {
   checkWebhookUrl,
   type DeliveryView,

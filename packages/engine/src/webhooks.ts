@@ -32,6 +32,7 @@ import type {
 import type { Clock } from "./clock.js";
 import { createReplayApi, type ReplayOptions, type ReplayResult } from "./replay.js";
 import type { SecretBox } from "./secrets.js";
+import type { WebhookTestResult } from "./webhook-test.js";
 
 /** How long a rotated-out secret stays valid. */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -46,6 +47,8 @@ export interface WebhookView {
   active: boolean;
   /** Why the webhook was disabled: `gone` (the receiver answered 410) or `failing` (5 days of failures). */
   disabledReason?: string;
+  /** Since when (epoch ms) every attempt has failed: set by the first failure after a success. */
+  failingSince?: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -120,6 +123,16 @@ export interface WebhooksApi {
     id: string,
     window?: { since?: number; until?: number },
   ): Promise<DeliveryMetrics & { since: number; until: number }>;
+  /**
+   * Sends a test event to the webhook now, signed as a delivery is, and returns the receiver's
+   * answer. Nothing is stored or retried, and the webhook's health and circuit do not change.
+   *
+   * @example
+   * ```ts
+   * const { ok, status, error } = await hookline.webhooks.test(ws.id, webhook.id);
+   * ```
+   */
+  test(workspaceId: string, id: string): Promise<WebhookTestResult>;
 }
 
 /** The subscriptions API of the engine. */
@@ -239,6 +252,7 @@ function view(w: Webhook): WebhookView {
   if (w.name !== undefined) out.name = w.name;
   if (w.description !== undefined) out.description = w.description;
   if (w.disabledReason !== undefined) out.disabledReason = w.disabledReason;
+  if (w.failingSince !== undefined && w.failingSince !== null) out.failingSince = w.failingSince;
   return out;
 }
 
@@ -268,6 +282,7 @@ export function createWebhooksApi(
   box: SecretBox,
   clock: Clock,
   onRetry: () => void,
+  sendTest: (webhook: Webhook) => Promise<WebhookTestResult>,
   warnUrl: (url: string) => Promise<string | undefined> = async () => undefined,
 ): { webhooks: WebhooksApi; subscriptions: SubscriptionsApi } {
   const replayApi = createReplayApi(store, clock, onRetry);
@@ -379,6 +394,7 @@ export function createWebhooksApi(
       return store.deliveries.purge(workspaceId, id);
     },
     metrics: (workspaceId, id, window = {}) => replayApi.metrics(workspaceId, id, window),
+    test: async (workspaceId, id) => sendTest(await webhookOrThrow(workspaceId, id)),
   };
 
   const subscriptions: SubscriptionsApi = {

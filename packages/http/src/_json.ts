@@ -2,13 +2,25 @@
  * The REST API's JSON shapes: snake_case fields, times in epoch seconds (`*_at`) as Pipedream's
  * API does, except `indexed_at_ms`.
  */
-import type { AccountView, ComponentView, DeliveryView, SourceView, WebhookView } from "@hookline/engine";
+import type { PropDescription } from "@hookline/core";
+import type {
+  AccountView,
+  ComponentView,
+  DeliveryView,
+  Hookline,
+  SourceView,
+  WebhookView,
+} from "@hookline/engine";
 import type { LogLine, Replay, StoredEvent, Subscription } from "@hookline/store";
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
-/** A webhook. */
-export function webhookJson(w: WebhookView) {
+/**
+ * A webhook, with its health: `failing_since` (every attempt since then failed) and
+ * `circuit_open_until` (this node's delivery worker holds its deliveries until then).
+ */
+export function webhookJson(w: WebhookView, hookline: Pick<Hookline, "worker">) {
+  const circuit = hookline.worker?.circuitOpenUntil(w.id);
   return {
     id: w.id,
     url: w.url,
@@ -16,6 +28,8 @@ export function webhookJson(w: WebhookView) {
     description: w.description ?? null,
     active: w.active,
     disabled_reason: w.disabledReason ?? null,
+    failing_since: w.failingSince === undefined ? null : seconds(w.failingSince),
+    circuit_open_until: circuit === undefined ? null : seconds(circuit),
     created_at: seconds(w.createdAt),
     updated_at: seconds(w.updatedAt),
   };
@@ -33,8 +47,20 @@ export function subscriptionJson(s: Subscription) {
   };
 }
 
+/**
+ * A component's props as a list, each with its `name`; an app prop says whether it needs a
+ * connected account (`needsAccount: false` for `http`, `rss`, `schedule`..., whose forms ask none).
+ */
+export function propsJson(props: Record<string, PropDescription>, hookline: Pick<Hookline, "accounts">) {
+  return Object.entries(props).map(([name, p]) =>
+    p.type === "app"
+      ? { name, ...p, needsAccount: hookline.accounts.needsAccount(typeof p.app === "string" ? p.app : name) }
+      : { name, ...p },
+  );
+}
+
 /** A saved component. */
-export function componentJson(c: ComponentView) {
+export function componentJson(c: ComponentView, hookline: Pick<Hookline, "accounts">) {
   return {
     id: c.id,
     key: c.key ?? c.description.key ?? null,
@@ -43,7 +69,7 @@ export function componentJson(c: ComponentView) {
     type: c.description.type,
     description: c.description.description ?? null,
     code_hash: c.codeHash,
-    configurable_props: Object.entries(c.description.props).map(([name, p]) => ({ name, ...p })),
+    configurable_props: propsJson(c.description.props, hookline),
     created_at: seconds(c.createdAt),
   };
 }

@@ -110,7 +110,7 @@ describe.each(MODES)("registry, apps and props over REST through %s", (mode) => 
         description: "Emits its version",
         code_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
         configurable_props: [
-          { name: "http", type: "app", app: "http", label: "http" },
+          { name: "http", type: "app", app: "http", label: "http", needsAccount: false },
           { name: "label", type: "string", optional: true, default: "x" },
         ],
         created_at: expect.any(Number),

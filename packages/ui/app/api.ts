@@ -71,7 +71,12 @@ async function call(method: string, path: string, body?: unknown, query?: Query,
     throw new ApiError(0, "network_error", `The server cannot be reached (${(error as Error).message})`);
   }
   const json = (await res.json().catch(() => undefined)) as
-    | { data?: unknown; page_info?: PageInfo; error?: { code: string; message: string; details?: unknown } }
+    | {
+        data?: unknown;
+        page_info?: PageInfo;
+        warnings?: ApiWarning[];
+        error?: { code: string; message: string; details?: unknown };
+      }
     | undefined;
   if (!res.ok) {
     const err = json?.error;
@@ -96,6 +101,23 @@ export interface PageInfo {
   count: number;
   start_cursor: string | null;
   end_cursor: string | null;
+}
+
+/** A warning the API answers beside `data`: the call succeeded (e.g. `ssrf_blocked` for a webhook URL). */
+export interface ApiWarning {
+  code: string;
+  path?: string;
+  message: string;
+}
+
+/** Calls the API and returns `data` and the `warnings` beside it (empty when none). */
+export async function apiWarned<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ data: T; warnings: ApiWarning[] }> {
+  const json = await call(method, path, body);
+  return { data: json.data as T, warnings: json.warnings ?? [] };
 }
 
 /** Calls the API and returns `data`. */

@@ -4,6 +4,8 @@ import type { PropDescription } from "@hookline/core";
 /** A prop as `configurable_props` lists it: core's description with its name. */
 export interface Prop extends PropDescription {
   name: string;
+  /** For `app` props: false when the app needs no connected account (`rss`, `schedule`...). */
+  needsAccount?: boolean;
   /** For `alert` props. */
   alertType?: string;
   content?: string;
@@ -69,6 +71,10 @@ export interface Webhook {
   description: string | null;
   active: boolean;
   disabled_reason: string | null;
+  /** Since when every attempt failed (epoch seconds); null once one succeeds. */
+  failing_since: number | null;
+  /** Until when the server's circuit breaker holds its deliveries (epoch seconds); null when closed. */
+  circuit_open_until: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createHookline, type Hookline } from "@hookline/engine";
+import { createHookline, type Hookline, type HooklineOptions } from "@hookline/engine";
 import { createHandler } from "@hookline/http";
 import { toNodeListener } from "@hookline/http/node";
 import { withUi } from "../src/index.js";
@@ -24,8 +24,13 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** Starts the server; deliveries fail at once after one failed attempt (no retry schedule). */
-export async function startServer(): Promise<TestServer> {
+/**
+ * Starts the server; by default deliveries fail at once after one failed attempt (no retry
+ * schedule) and the SSRF guard lets every private address through. `options` replace either.
+ */
+export async function startServer(
+  options: Pick<HooklineOptions, "allowPrivateUrls" | "allowList" | "worker"> = {},
+): Promise<TestServer> {
   let listener: ((req: IncomingMessage, res: import("node:http").ServerResponse) => void) | undefined;
   const server = createServer((req, res) => listener?.(req, res));
   const base = await listen(server);
@@ -34,6 +39,7 @@ export async function startServer(): Promise<TestServer> {
     baseUrl: base,
     allowPrivateUrls: true,
     worker: { retrySchedule: [], pollIntervalMs: 200 },
+    ...options,
   });
   const ws = await hookline.workspaces.create({ name: "default" });
   const { key } = await hookline.apiKeys.create(ws.id);

@@ -1,6 +1,6 @@
 /**
- * `pd webhooks create|update|delete|deliveries|retry|recover|secret|rotate`: webhooks, what was
- * delivered to them, sending again, and their signing secrets.
+ * `pd webhooks create|update|delete|deliveries|retry|recover|test|secret|rotate`: webhooks, what was
+ * delivered to them, sending again, a test event, and their signing secrets.
  */
 import { resolveWebhook, type WebhookJson } from "../_api.js";
 import { _flag, _int, _required, _str, _time } from "../_args.js";
@@ -162,6 +162,30 @@ const ACTIONS: Record<string, Action> = {
     }
   },
 
+  async test(client, args, json) {
+    const webhook = await resolveWebhook(client, _required(args, 1, "webhooks test <id|name>"));
+    const result = await client.request<{
+      ok: boolean;
+      event_id: string;
+      status: number | null;
+      duration_ms: number;
+      response: string | null;
+      error: string | null;
+    }>("POST", `/v1/webhooks/${webhook.id}/test`);
+    if (json) printJson(result);
+    const answer = result.status === null ? "no answer" : `answered ${result.status}`;
+    if (result.ok) {
+      if (!json)
+        out(
+          `${style.green("✔")} ${webhook.url} ${answer} in ${result.duration_ms} ms (test event ${result.event_id})`,
+        );
+      return;
+    }
+    const advice = result.error === "ssrf_blocked" ? `: ${_ssrfAdvice(webhook)}` : "";
+    const excerpt = result.response ? `\n${result.response.slice(0, 500)}` : "";
+    throw new CliError("test_failed", `${webhook.url} ${answer} (${result.error})${advice}${excerpt}`);
+  },
+
   async secret(client, args, json) {
     const { id } = await resolveWebhook(client, _required(args, 1, "webhooks secret <id|name>"));
     const { secret } = await client.request<{ secret: string }>("GET", `/v1/webhooks/${id}/secret`);
@@ -185,7 +209,7 @@ const ACTIONS: Record<string, Action> = {
 export default defineCommand({
   name: "webhooks",
   summary:
-    "Create, update or delete a webhook; show its deliveries, send them again (retry, recover), read or rotate its secret.",
+    "Create, update or delete a webhook; show its deliveries, send them again (retry, recover), send a test event, read or rotate its secret.",
   usage: [
     "webhooks create <url> [--name NAME] [--description TEXT]",
     "webhooks update <id|name> [--url URL] [--name NAME] [--description TEXT] [--enable|--disable]",
@@ -193,6 +217,7 @@ export default defineCommand({
     "webhooks deliveries <id|name> [--status pending|delivering|succeeded|failed] [-n 20]",
     "webhooks retry <id|name> <delivery_id>",
     "webhooks recover <id|name> [--since 24h|ISO date|epoch s] [--until ...]",
+    "webhooks test <id|name>   (sends a test event now and shows the answer)",
     "webhooks secret <id|name>",
     "webhooks rotate <id|name>   (every action takes --json and -p PROFILE)",
   ].join("\n   or: pd "),

@@ -26,6 +26,13 @@ export const WebhookData = Type.Object({
   description: Type.Union([Type.String(), Type.Null()]),
   active: Type.Boolean(),
   disabled_reason: Type.Union([Type.String(), Type.Null()]),
+  failing_since: Type.Union([Type.Integer(), Type.Null()], {
+    description: "Since when every attempt has failed (epoch seconds); null once one succeeds",
+  }),
+  circuit_open_until: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      "Until when this node's delivery worker holds the webhook's deliveries after failed attempts in a row (its circuit breaker; epoch seconds); null when closed",
+  }),
   created_at: Type.Integer(),
   updated_at: Type.Integer(),
 });

@@ -3,10 +3,10 @@
  * (publish, list, read by key), async options and dynamic props.
  */
 import { HooklineError, type PropDescription } from "@hookline/core";
-import type { ComponentView } from "@hookline/engine";
+import type { ComponentView, Hookline } from "@hookline/engine";
 import Type from "typebox";
 import { defineRoute, type RouteContext } from "../_define.js";
-import { componentJson } from "../_json.js";
+import { componentJson, propsJson } from "../_json.js";
 import { paginate } from "./_paginate.js";
 import { ComponentData, ListParams } from "./_schemas.js";
 
@@ -53,8 +53,8 @@ const RegistryData = Type.Object({
   visibility: Type.Union([Type.Literal("private"), Type.Literal("public")]),
 });
 
-function registryJson(c: ComponentView) {
-  return { ...componentJson(c), visibility: c.visibility ?? "private" };
+function registryJson(c: ComponentView, hookline: Pick<Hookline, "accounts">) {
+  return { ...componentJson(c, hookline), visibility: c.visibility ?? "private" };
 }
 
 /** The component routes. */
@@ -73,7 +73,7 @@ export const componentRoutes = [
       const saved = await ctx.hookline.components.save(ctx.workspaceId, code, {
         strict: ctx.params.strict === true,
       });
-      return { data: componentJson(saved), warnings: saved.description.warnings ?? [] };
+      return { data: componentJson(saved, ctx.hookline), warnings: saved.description.warnings ?? [] };
     },
   }),
   defineRoute({
@@ -86,7 +86,11 @@ export const componentRoutes = [
     list: true,
     async handler({ hookline, workspaceId, params }) {
       const page = paginate(await hookline.components.list(workspaceId), (c) => c.id, params);
-      return { list: page.list.map(componentJson), pageInfo: page.pageInfo, cursor: page.cursor };
+      return {
+        list: page.list.map((c) => componentJson(c, hookline)),
+        pageInfo: page.pageInfo,
+        cursor: page.cursor,
+      };
     },
   }),
   // The registry routes come before /v1/components/{id}, which would match them too.
@@ -120,7 +124,7 @@ export const componentRoutes = [
         ...(visibility ? { visibility } : {}),
         ...(strict === true ? { strict } : {}),
       });
-      return { data: registryJson(published), warnings: published.description.warnings ?? [] };
+      return { data: registryJson(published, ctx.hookline), warnings: published.description.warnings ?? [] };
     },
   }),
   defineRoute({
@@ -139,7 +143,11 @@ export const componentRoutes = [
     async handler({ hookline, workspaceId, params }) {
       const all = await hookline.registry.list(workspaceId, { allVersions: params.all_versions === true });
       const page = paginate(all, (c) => c.id, params);
-      return { list: page.list.map(registryJson), pageInfo: page.pageInfo, cursor: page.cursor };
+      return {
+        list: page.list.map((c) => registryJson(c, hookline)),
+        pageInfo: page.pageInfo,
+        cursor: page.cursor,
+      };
     },
   }),
   defineRoute({
@@ -151,7 +159,10 @@ export const componentRoutes = [
     data: RegistryData,
     async handler({ hookline, workspaceId, path, params }) {
       return {
-        data: registryJson(await hookline.registry.get(workspaceId, path.key as string, params.version)),
+        data: registryJson(
+          await hookline.registry.get(workspaceId, path.key as string, params.version),
+          hookline,
+        ),
       };
     },
   }),
@@ -162,7 +173,7 @@ export const componentRoutes = [
     summary: "Get a saved component by id, or by key (key or key@version)",
     data: ComponentData,
     async handler({ hookline, workspaceId, path }) {
-      return { data: componentJson(await hookline.components.get(workspaceId, path.id as string)) };
+      return { data: componentJson(await hookline.components.get(workspaceId, path.id as string), hookline) };
     },
   }),
   defineRoute({
@@ -235,7 +246,7 @@ export const componentRoutes = [
         params.configured_props ?? {},
         previous ? { previous } : {},
       );
-      return { data: { configurable_props: Object.entries(props).map(([name, p]) => ({ name, ...p })) } };
+      return { data: { configurable_props: propsJson(props, hookline) } };
     },
   }),
 ];

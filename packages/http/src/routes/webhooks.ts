@@ -1,6 +1,6 @@
 /** `/v1/webhooks`: create, list, read, change and delete webhooks; secrets, deliveries, retries. */
 import type { Problem } from "@hookline/core";
-import type { WebhookResult } from "@hookline/engine";
+import type { Hookline, WebhookResult } from "@hookline/engine";
 import Type from "typebox";
 import { defineRoute } from "../_define.js";
 import { deliveryJson, webhookJson } from "../_json.js";
@@ -15,8 +15,14 @@ const WebhookFields = {
 };
 
 /** A created or changed webhook, with the engine's warnings (an address the SSRF guard refuses). */
-function withWarnings(webhook: WebhookResult): { data: unknown; warnings?: Problem[] } {
-  return { data: webhookJson(webhook), ...(webhook.warnings ? { warnings: webhook.warnings } : {}) };
+function withWarnings(
+  webhook: WebhookResult,
+  hookline: Pick<Hookline, "worker">,
+): { data: unknown; warnings?: Problem[] } {
+  return {
+    data: webhookJson(webhook, hookline),
+    ...(webhook.warnings ? { warnings: webhook.warnings } : {}),
+  };
 }
 
 /** The webhook routes. */
@@ -30,7 +36,7 @@ export const webhookRoutes = [
     data: WebhookData,
     warnings: true,
     async handler({ hookline, workspaceId, params }) {
-      return withWarnings(await hookline.webhooks.create(workspaceId, params));
+      return withWarnings(await hookline.webhooks.create(workspaceId, params), hookline);
     },
   }),
   defineRoute({
@@ -43,7 +49,11 @@ export const webhookRoutes = [
     list: true,
     async handler({ hookline, workspaceId, params }) {
       const page = paginate(await hookline.webhooks.list(workspaceId), (w) => w.id, params);
-      return { list: page.list.map(webhookJson), pageInfo: page.pageInfo, cursor: page.cursor };
+      return {
+        list: page.list.map((w) => webhookJson(w, hookline)),
+        pageInfo: page.pageInfo,
+        cursor: page.cursor,
+      };
     },
   }),
   defineRoute({
@@ -53,7 +63,7 @@ export const webhookRoutes = [
     summary: "Get a webhook",
     data: WebhookData,
     async handler({ hookline, workspaceId, path }) {
-      return { data: webhookJson(await hookline.webhooks.get(workspaceId, path.id as string)) };
+      return { data: webhookJson(await hookline.webhooks.get(workspaceId, path.id as string), hookline) };
     },
   }),
   defineRoute({
@@ -65,7 +75,7 @@ export const webhookRoutes = [
     data: WebhookData,
     warnings: true,
     async handler({ hookline, workspaceId, path, params }) {
-      return withWarnings(await hookline.webhooks.update(workspaceId, path.id as string, params));
+      return withWarnings(await hookline.webhooks.update(workspaceId, path.id as string, params), hookline);
     },
   }),
   defineRoute({
@@ -167,6 +177,36 @@ export const webhookRoutes = [
         ...(until !== undefined ? { until } : {}),
       });
       return { data: { recovered } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/webhooks/{id}/test",
+    tag: "Webhooks",
+    summary:
+      "Send a test event now, signed as a delivery is, and answer what the receiver did (nothing stored or retried)",
+    data: Type.Object({
+      ok: Type.Boolean({ description: "The receiver answered 2xx" }),
+      event_id: Type.String({ description: "The test event's id, sent as webhook-id" }),
+      status: Type.Union([Type.Integer(), Type.Null()]),
+      duration_ms: Type.Integer(),
+      response: Type.Union([Type.String(), Type.Null()], { description: "The start of the answer" }),
+      error: Type.Union([Type.String(), Type.Null()], {
+        description: "http_<status>, ssrf_blocked, timeout, secret_undecryptable or the network error",
+      }),
+    }),
+    async handler({ hookline, workspaceId, path }) {
+      const r = await hookline.webhooks.test(workspaceId, path.id as string);
+      return {
+        data: {
+          ok: r.ok,
+          event_id: r.eventId,
+          status: r.status ?? null,
+          duration_ms: r.durationMs,
+          response: r.response ?? null,
+          error: r.error ?? null,
+        },
+      };
     },
   }),
   defineRoute({

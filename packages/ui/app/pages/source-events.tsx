@@ -4,8 +4,10 @@
  * inspector with the event's JSON and metadata. For sources and workflows alike.
  */
 import { useState } from "preact/hooks";
+import { useRoute } from "preact-iso";
 import { api, page, seg } from "../api";
 import { NO_SEARCH, type SearchInput } from "../event-search";
+import { useLoad } from "../hooks";
 import { type StreamState, useLiveFeed } from "../sse";
 import type { EventSummary } from "../types";
 import { ConfirmDialog, CopyButton, ErrorNote, Time } from "../widgets";
@@ -54,13 +56,18 @@ export function EventBrowser({ base, server, what }: { base: string; server: boo
     (prev, e) => (prev.some((x) => x.id === e.id) ? prev : [e, ...prev].slice(0, KEEP)),
   );
   const { items: events, loaded, error, state } = feed;
-  const [selected, setSelected] = useState<string | undefined>();
+  // `?event=evt_...` (a delivery's Event link): selected, and read on its own in case it is older.
+  const linked = useLinkedEvent(base, server);
+  const [selected, setSelected] = useState<string | undefined>(linked?.id);
   const [search, setSearch] = useState<SearchInput>(NO_SEARCH);
   const [clearing, setClearing] = useState(false);
   const results = useEventSearch(base, search, events, server);
 
   const shown = results.active ? results.items : events;
-  const current = shown.find((e) => e.id === selected) ?? events.find((e) => e.id === selected);
+  const current =
+    shown.find((e) => e.id === selected) ??
+    events.find((e) => e.id === selected) ??
+    (linked?.event?.id === selected ? linked?.event : undefined);
   let count: string;
   if (!loaded) count = "Loading events…";
   else if (!results.active)
@@ -140,6 +147,29 @@ export function EventBrowser({ base, server, what }: { base: string; server: boo
       </ConfirmDialog>
     </div>
   );
+}
+
+/**
+ * The event a link names (`?event=evt_...&at=<epoch s>`), read with an `id` filter around `at`, so
+ * the inspector shows it even when it is not among the newest.
+ */
+function useLinkedEvent(base: string, server: boolean): { id: string; event?: EventSummary } | undefined {
+  const { query } = useRoute();
+  const id = typeof query.event === "string" && query.event ? query.event : undefined;
+  const at = Number(query.at);
+  const found = useLoad(async () => {
+    if (!id || !server) return undefined;
+    const window = Number.isFinite(at) && at > 0 ? { since: at - 600, until: at + 600 } : {};
+    const res = await page<EventSummary>(`${base}/event_summaries`, {
+      limit: 1,
+      expand: "event",
+      filter: JSON.stringify({ id }),
+      ...window,
+    });
+    return res.data[0];
+  }, [base, id, at, server]);
+  if (!id) return undefined;
+  return found.data ? { id, event: found.data } : { id };
 }
 
 function Inspector({ event }: { event: EventSummary | undefined }) {

@@ -7,6 +7,7 @@ import { type ApiError, api, page, seg } from "../api";
 import { asApiError, useLoad, usePoll } from "../hooks";
 import type { Delivery } from "../types";
 import { ErrorNote, Loading, TextField, Time } from "../widgets";
+import { ClockTime } from "./webhook-health";
 
 const STATUSES = ["pending", "paused", "delivering", "succeeded", "failed"] as const;
 
@@ -28,7 +29,16 @@ async function loadDeliveries(webhookId: string, status: string): Promise<Delive
 }
 
 /** The deliveries section of a webhook's page. */
-export function Deliveries({ webhookId, notify }: { webhookId: string; notify: (m: string) => void }) {
+export function Deliveries({
+  webhookId,
+  circuitOpenUntil,
+  notify,
+}: {
+  webhookId: string;
+  /** Until when the circuit breaker holds the webhook's deliveries (epoch seconds), if open. */
+  circuitOpenUntil: number | null;
+  notify: (m: string) => void;
+}) {
   const [status, setStatus] = useState("");
   const list = useLoad(() => loadDeliveries(webhookId, status), [webhookId, status]);
   usePoll(list.reload, 3000);
@@ -87,6 +97,7 @@ export function Deliveries({ webhookId, notify }: { webhookId: string; notify: (
                 key={d.id}
                 delivery={d}
                 open={open === d.id}
+                circuitOpenUntil={circuitOpenUntil}
                 onToggle={() => setOpen(open === d.id ? undefined : d.id)}
                 onRetry={() => retry(d)}
               />
@@ -99,17 +110,49 @@ export function Deliveries({ webhookId, notify }: { webhookId: string; notify: (
   );
 }
 
+/** Where the delivery's event is shown: its emitter's events, with the event selected. */
+function eventHref(d: Delivery): string | undefined {
+  const query = `event=${encodeURIComponent(d.event_id)}&at=${d.created_at}`;
+  if (d.emitter_id.startsWith("dc_")) return `/sources/${seg(d.emitter_id)}?tab=events&${query}`;
+  if (d.emitter_id.startsWith("p_")) return `/workflows/${seg(d.emitter_id)}?${query}`;
+  return undefined;
+}
+
+/** When a pending delivery goes out: its next attempt, or what holds it once that time has passed. */
+function NextAttempt({ d, circuitOpenUntil }: { d: Delivery; circuitOpenUntil: number | null }) {
+  if (d.status !== "pending" || !d.next_attempt_at) return null;
+  const now = Date.now();
+  if (d.next_attempt_at * 1000 > now) {
+    return (
+      <div class="muted small-text">
+        next <Time ms={d.next_attempt_at * 1000} />
+      </div>
+    );
+  }
+  if (circuitOpenUntil !== null && circuitOpenUntil * 1000 > now) {
+    return (
+      <div class="muted small-text">
+        held by the circuit breaker until <ClockTime ms={circuitOpenUntil * 1000} />
+      </div>
+    );
+  }
+  return <div class="muted small-text">due now</div>;
+}
+
 function DeliveryRows({
   delivery: d,
   open,
+  circuitOpenUntil,
   onToggle,
   onRetry,
 }: {
   delivery: Delivery;
   open: boolean;
+  circuitOpenUntil: number | null;
   onToggle: () => void;
   onRetry: () => void;
 }) {
+  const href = eventHref(d);
   return (
     <tbody data-delivery={d.id} data-status={d.status}>
       <tr>
@@ -117,16 +160,12 @@ function DeliveryRows({
           <Time ms={d.created_at * 1000} />
         </td>
         <td data-label="Event" class="mono small-text">
-          {d.event_id}
+          {href ? <a href={href}>{d.event_id}</a> : d.event_id}
           {d.event_name !== "default" ? ` · ${d.event_name}` : ""}
         </td>
         <td data-label="Status">
           <span class={`badge status-${d.status}`}>{d.status}</span>
-          {d.status === "pending" && d.next_attempt_at ? (
-            <div class="muted small-text">
-              next <Time ms={d.next_attempt_at * 1000} />
-            </div>
-          ) : null}
+          <NextAttempt d={d} circuitOpenUntil={circuitOpenUntil} />
         </td>
         <td data-label="Attempts">{d.attempts}</td>
         <td data-label="Last answer">

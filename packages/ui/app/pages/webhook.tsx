@@ -4,11 +4,13 @@
  */
 import { useState } from "preact/hooks";
 import { lazy, useLocation, useRoute } from "preact-iso";
-import { type ApiError, api, listAll, seg } from "../api";
-import { asApiError, useLoad, useNotice, useTitle } from "../hooks";
+import { type ApiError, type ApiWarning, api, apiWarned, listAll, seg } from "../api";
+import { asApiError, useLoad, useNotice, usePoll, useTitle } from "../hooks";
 import type { Source, Subscription, Webhook } from "../types";
+import { takeWarnings, Warnings } from "../warnings";
 import { ConfirmDialog, CopyButton, ErrorNote, Loading, Notice, Switch } from "../widgets";
 import { Deliveries } from "./webhook-deliveries";
+import { HealthBadge, HealthNote, TestEvent } from "./webhook-health";
 
 // The chart is its own chunk, loaded with this page only.
 const DeliveryChart = lazy(() => import("../chart").then((m) => m.DeliveryChart));
@@ -19,8 +21,12 @@ export function WebhookPage() {
   const { route } = useLocation();
   const id = params.id as string;
   const hook = useLoad(() => api<Webhook>("GET", `/v1/webhooks/${seg(id)}`), [id]);
+  // Its health (failing, circuit) changes with each attempt, as the deliveries below do.
+  usePoll(hook.reload, 5000);
   const [notice, notify] = useNotice();
   const [confirm, setConfirm] = useState(false);
+  // What the API warned when this webhook was created here, or its URL last changed.
+  const [warnings, setWarnings] = useState<ApiWarning[]>(() => takeWarnings(id));
   const w = hook.data;
   useTitle(w ? (w.name ?? w.url) : "Webhook");
   if (!w) {
@@ -47,6 +53,9 @@ export function WebhookPage() {
             {w.id} · {w.url}
           </p>
           {w.description ? <p>{w.description}</p> : null}
+          <p>
+            <HealthBadge webhook={w} />
+          </p>
           {w.disabled_reason ? (
             <p class="error" role="alert">
               Disabled: {w.disabled_reason}
@@ -70,18 +79,22 @@ export function WebhookPage() {
           </button>
         </div>
       </div>
+      <Warnings warnings={warnings} />
+      <HealthNote webhook={w} />
+      <TestEvent webhookId={w.id} />
       <Notice text={notice} />
       <EditWebhook
         webhook={w}
-        onSaved={(x) => {
+        onSaved={(x, warned) => {
           hook.set(x);
+          setWarnings(warned);
           notify("Saved.");
         }}
       />
       <Secret id={w.id} notify={notify} />
       <Feeds id={w.id} />
       <DeliveryChart webhookId={w.id} />
-      <Deliveries webhookId={w.id} notify={notify} />
+      <Deliveries webhookId={w.id} circuitOpenUntil={w.circuit_open_until} notify={notify} />
       <ConfirmDialog
         open={confirm}
         title={`Delete ${w.name ?? w.url}?`}
@@ -98,7 +111,13 @@ export function WebhookPage() {
   );
 }
 
-function EditWebhook({ webhook, onSaved }: { webhook: Webhook; onSaved: (w: Webhook) => void }) {
+function EditWebhook({
+  webhook,
+  onSaved,
+}: {
+  webhook: Webhook;
+  onSaved: (w: Webhook, warnings: ApiWarning[]) => void;
+}) {
   const [form, setForm] = useState({
     url: webhook.url,
     name: webhook.name ?? "",
@@ -113,7 +132,8 @@ function EditWebhook({ webhook, onSaved }: { webhook: Webhook; onSaved: (w: Webh
           e.preventDefault();
           setError(undefined);
           try {
-            onSaved(await api<Webhook>("PATCH", `/v1/webhooks/${seg(webhook.id)}`, form));
+            const saved = await apiWarned<Webhook>("PATCH", `/v1/webhooks/${seg(webhook.id)}`, form);
+            onSaved(saved.data, saved.warnings);
           } catch (err) {
             setError(asApiError(err));
           }

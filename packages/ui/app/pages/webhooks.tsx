@@ -1,10 +1,12 @@
 /** `/webhooks`: every webhook with its state; create one; delete with confirmation. */
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { type ApiError, api, listAll, seg } from "../api";
+import { type ApiError, api, apiWarned, listAll, seg } from "../api";
 import { asApiError, useLoad, useNotice, useTitle } from "../hooks";
 import type { Webhook } from "../types";
+import { keepWarnings } from "../warnings";
 import { ConfirmDialog, DeleteCell, ErrorNote, ListTable, Loading, Notice, Switch, Time } from "../widgets";
+import { HealthBadge } from "./webhook-health";
 
 /** The webhooks list and the create form. */
 export function WebhooksPage() {
@@ -27,14 +29,16 @@ export function WebhooksPage() {
       {list.loading && !list.data ? <Loading what="webhooks" /> : null}
       {list.data && list.data.length === 0 ? <p class="empty">No webhooks yet: create one below.</p> : null}
       {list.data && list.data.length > 0 ? (
-        <ListTable caption="Webhooks" columns={["Webhook", "Active", "Created"]}>
+        <ListTable caption="Webhooks" columns={["Webhook", "Health", "Active", "Created"]}>
           {list.data.map((w) => (
             <tr key={w.id}>
               <th scope="row" data-label="Webhook">
                 <a href={`/webhooks/${w.id}`}>{w.name ?? w.url}</a>
                 <div class="muted small-text mono">{w.name ? w.url : w.id}</div>
-                {w.disabled_reason ? <div class="error small-text">Disabled: {w.disabled_reason}</div> : null}
               </th>
+              <td data-label="Health">
+                <HealthBadge webhook={w} />
+              </td>
               <td data-label="Active">
                 <Switch
                   checked={w.active}
@@ -64,11 +68,13 @@ export function WebhooksPage() {
           e.preventDefault();
           setError(undefined);
           try {
-            const created = await api<Webhook>("POST", "/v1/webhooks", {
+            const { data: created, warnings } = await apiWarned<Webhook>("POST", "/v1/webhooks", {
               url: form.url.trim(),
               ...(form.name.trim() ? { name: form.name.trim() } : {}),
               ...(form.description.trim() ? { description: form.description.trim() } : {}),
             });
+            // An address the SSRF guard refuses: its page says so (as `pd webhooks create` does).
+            keepWarnings(created.id, warnings);
             route(`/webhooks/${created.id}`);
           } catch (err) {
             setError(asApiError(err));

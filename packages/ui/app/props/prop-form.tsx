@@ -163,7 +163,8 @@ function PropInput({
     secretSaved: form.savedSecrets?.has(prop.name) ?? false,
   };
   const array = prop.type.endsWith("[]");
-  if (prop.type === "app") return <AccountField {...field} />;
+  // An app that needs no account (http, rss, schedule...): nothing to ask.
+  if (prop.type === "app") return prop.needsAccount === false ? null : <AccountField {...field} />;
   if (prop.type === "$.interface.timer") return <TimerField {...field} />;
   if (prop.dynamicOptions) {
     return (
