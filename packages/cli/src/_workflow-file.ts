@@ -15,6 +15,8 @@ export interface WorkflowStepBody {
   component_id?: string;
   component_key?: string;
   component_code?: string;
+  /** The name of the file `code:` named, for error stacks. */
+  filename?: string;
   configured_props?: Record<string, unknown>;
   /** The step's retry policy (checked by the server). */
   retry?: Record<string, unknown>;
@@ -138,7 +140,12 @@ export async function loadWorkflowFile(file: string): Promise<WorkflowBody> {
   for (const raw of doc.steps as Array<Record<string, unknown>>) {
     const { code, ...rest } = raw;
     const step = { ...rest } as unknown as WorkflowStepBody;
-    if (typeof code === "string") step.component_code = (await bundleComponent(resolve(base, code))).code;
+    if (typeof code === "string") {
+      // Its name goes along, so that error stacks name the user's file (total.mjs:4:12).
+      const bundled = await bundleComponent(resolve(base, code));
+      step.component_code = bundled.code;
+      step.filename = bundled.filename;
+    }
     steps.push(step);
   }
   const body: WorkflowBody = {

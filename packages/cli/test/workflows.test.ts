@@ -252,6 +252,22 @@ describe("pd workflows", () => {
     expect(retrying.stdout).toContain("queued");
     expect(retrying.stdout).toMatch(/next try at \d{4}-/);
     expect(retrying.stdout).toContain("flaky pending");
+    // A step's error names the user's file and line, without the sandbox's frames.
+    writeFileSync(
+      join(cwd, "steps", "check.mjs"),
+      "export default defineComponent({\n  async run({ steps }) {\n    return steps.trigger.event.items.length;\n  },\n});\n",
+    );
+    writeFileSync(
+      join(cwd, "checked.yaml"),
+      "name: Checked\ntrigger: {type: manual}\nretry: {count: 0}\nsteps:\n  - name: check\n    code: ./steps/check.mjs\n",
+    );
+    expect((await run(["workflows", "create", "checked.yaml"])).code).toBe(0);
+    expect((await run(["workflows", "run", "Checked"])).code).toBe(1);
+    const logs = await run(["workflows", "logs", "Checked"]);
+    expect(logs.stdout).toMatch(
+      /TypeError: cannot read property 'length' of undefined\n\s+at run \(check\.mjs:3:\d+\)\n/,
+    );
+    expect(logs.stdout).not.toMatch(/hookline:|\(native\)|step\.mjs/);
     const unknown = await run(["workflows", "run", "No such workflow"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("not_found: No workflow No such workflow");

@@ -47,6 +47,20 @@ export interface ManualTrigger {
 export type WorkflowTrigger = HttpTrigger | TimerTrigger | SourceTrigger | ManualTrigger;
 
 /** A step: a named action (saved, from the registry, or inline code) and its prop values. */
+/** The fields a step takes. */
+const STEP_FIELDS = [
+  "name",
+  "component_id",
+  "component_key",
+  "component_code",
+  "filename",
+  "configured_props",
+  "retry",
+];
+
+/** A step's `filename`: a file's name (no folder), an ES or CommonJS module. */
+const STEP_FILENAME = /^[\w][\w.-]{0,99}\.(?:mjs|js|cjs)$/;
+
 export interface WorkflowStep {
   /** `^[A-Za-z_][A-Za-z0-9_]*$`, unique in the workflow, not `trigger`. */
   name: string;
@@ -56,6 +70,11 @@ export interface WorkflowStep {
   component_key?: string;
   /** Inline code: `export default defineComponent({ async run({ steps, $ }) {...} })`. */
   component_code?: string;
+  /**
+   * The name error stacks give `component_code` (`total.mjs`: the file it came from); `step.mjs`
+   * when absent.
+   */
+  filename?: string;
   /** Prop values; strings may hold `{{ ... }}` expressions (see `parseTemplate`). */
   configured_props?: Record<string, unknown>;
   /** This step's retry policy, over the workflow's (see `retryPolicy`). */
@@ -198,10 +217,21 @@ export function validateStep(step: unknown, path: string): Problem[] {
     }
   }
   for (const key of Object.keys(step)) {
-    if (
-      !["name", "component_id", "component_key", "component_code", "configured_props", "retry"].includes(key)
-    ) {
+    if (!STEP_FIELDS.includes(key)) {
       found.push(problem("invalid_value", `${path}.${key}`, `a step has no field ${key}`));
+    }
+  }
+  if (step.filename !== undefined) {
+    if (typeof step.filename !== "string" || !STEP_FILENAME.test(step.filename)) {
+      found.push(
+        problem(
+          "invalid_value",
+          `${path}.filename`,
+          "filename must be a file name ending in .mjs, .js or .cjs, without a folder (total.mjs)",
+        ),
+      );
+    } else if (step.component_code === undefined) {
+      found.push(problem("invalid_value", `${path}.filename`, "filename names component_code: give both"));
     }
   }
   if (step.retry !== undefined) found.push(...validateRetry(step.retry, `${path}.retry`));

@@ -37,12 +37,15 @@ export interface PreparedStep {
   envNames: string[];
 }
 
-/** The file name code steps are bundled under (error stacks name it). */
+/** The file name code steps are bundled under when the step gives none (error stacks name it). */
 const STEP_FILE = "step.mjs";
 
+/** The file of the wrapper below (a step's own file may not take its name). */
+const WRAPPER_FILE = "workflow-step.mjs";
+
 /** The wrapper that makes a code step an action whatever it omits. */
-function wrapperOf(stepName: string): string {
-  return `import step from "./${STEP_FILE}";
+function wrapperOf(stepName: string, file: string): string {
+  return `import step from "./${file}";
 export default Object.assign({ name: ${JSON.stringify(stepName)}, version: "0.0.1" }, step, { type: "action" });
 `;
 }
@@ -112,13 +115,16 @@ export async function prepareStep(
   let savedComponentId: string | undefined;
   try {
     if (typeof step.component_code === "string") {
-      const hash = sha(`${name}\n${step.component_code}`);
+      // The step's own file name (`pd workflows create` sends the one `code:` names), for stacks.
+      const file =
+        typeof step.filename === "string" && step.filename !== WRAPPER_FILE ? step.filename : STEP_FILE;
+      const hash = sha(`${name}\n${file}\n${step.component_code}`);
       let loaded = cache.code.get(hash);
       if (!loaded) {
         const out = await ctx.runtime.load({
-          code: wrapperOf(name),
-          filename: "workflow-step.mjs",
-          files: { [STEP_FILE]: step.component_code },
+          code: wrapperOf(name, file),
+          filename: WRAPPER_FILE,
+          files: { [file]: step.component_code },
         });
         loaded = { bundle: out.bundle, description: out.description };
         if (cache.code.size >= MAX_CACHED_CODE) cache.code.delete(cache.code.keys().next().value as string);

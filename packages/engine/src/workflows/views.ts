@@ -10,6 +10,7 @@ const STEP_FIELDS = [
   "component_id",
   "component_key",
   "component_code",
+  "filename",
   "configured_props",
   "retry",
 ] as const;

@@ -73,9 +73,23 @@ function readInlineMap(code: string): RawMap | undefined {
 /** A function from a stack string (frames of `file`) to the same stack in original positions. */
 export type StackMapper = (stack: string) => string;
 
+/** A frame of the sandbox itself (its prelude, QuickJS's native calls, evaluated glue). */
+const SANDBOX_FRAME = /^\s*at .*\((?:hookline:|native\)|<input>)/;
+
+/**
+ * The stack without the sandbox's own frames (`at dispatch (hookline:prelude.js:171:1)`,
+ * `at call (native)`): what is left points into the component's files, as a user reads it.
+ */
+export function ownFrames(stack: string): string {
+  return stack
+    .split("\n")
+    .filter((line) => !SANDBOX_FRAME.test(line))
+    .join("\n");
+}
+
 /**
  * Builds a {@link StackMapper} for a bundle evaluated under the file name `file`, whose first line
- * was prefixed with `firstLineOffset` characters.
+ * was prefixed with `firstLineOffset` characters; the sandbox's own frames are left out.
  */
 export function createStackMapper(code: string, file: string, firstLineOffset: number): StackMapper {
   let decoded: { map: RawMap; lines: Segments[] } | null | undefined;
@@ -87,8 +101,8 @@ export function createStackMapper(code: string, file: string, firstLineOffset: n
       decoded = map ? { map, lines: decodeMappings(map.mappings) } : null;
     }
     const d = decoded;
-    if (!d) return stack;
-    return stack.replace(frame, (whole, lineText: string, columnText?: string) => {
+    if (!d) return ownFrames(stack);
+    const mapped = stack.replace(frame, (whole, lineText: string, columnText?: string) => {
       const line = Number(lineText) - 1;
       let column = columnText === undefined ? 0 : Number(columnText) - 1;
       if (line === 0) column = Math.max(0, column - firstLineOffset);
@@ -102,5 +116,6 @@ export function createStackMapper(code: string, file: string, firstLineOffset: n
       const source = (d.map.sources[best[1] ?? 0] ?? file).replace(/^hookline:\/component\/(?:_\/)*/, "");
       return `${source}:${(best[2] ?? 0) + 1}:${(best[3] ?? 0) + 1}`;
     });
+    return ownFrames(mapped);
   };
 }
