@@ -1,5 +1,6 @@
 /** A small client of the `/v1` REST API over global `fetch`, and an SSE reader. */
 import { type ApiWarning, CliError, note, printWarnings, style } from "./_output.js";
+import { _didYouMean } from "./_suggest.js";
 
 /** A page of a list route. */
 export interface Page<T> {
@@ -221,7 +222,11 @@ export async function resolveSource(client: ApiClient, ref: string): Promise<Sou
       `${named.length} sources are named "${ref}": ${named.map(label).join(", ")}; name one by its slug or id`,
     );
   }
-  throw new CliError("not_found", `No source ${ref} in this workspace`);
+  const guess = _didYouMean(
+    ref,
+    sources.flatMap((s) => [s.name_slug, s.name]),
+  );
+  throw new CliError("not_found", `No source ${ref} in this workspace${guess}`);
 }
 
 /** Every item of a list route, following `end_cursor`. */
@@ -257,7 +262,12 @@ export interface WebhookJson {
  */
 export async function resolveWebhook(client: ApiClient, ref: string): Promise<WebhookJson> {
   if (/^wh_/.test(ref)) return client.request<WebhookJson>("GET", `/v1/webhooks/${encodeURIComponent(ref)}`);
-  const match = (await listAll<WebhookJson>(client, "/v1/webhooks")).find((w) => w.name === ref);
+  const webhooks = await listAll<WebhookJson>(client, "/v1/webhooks");
+  const match = webhooks.find((w) => w.name === ref);
   if (match) return match;
-  throw new CliError("not_found", `No webhook named ${ref} in this workspace`);
+  const guess = _didYouMean(
+    ref,
+    webhooks.flatMap((w) => (w.name ? [w.name] : [])),
+  );
+  throw new CliError("not_found", `No webhook named ${ref} in this workspace${guess}`);
 }

@@ -1,6 +1,7 @@
 /** Argument parsing over `node:util` parseArgs, reporting mistakes as `usage` errors. */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { CliError } from "./_output.js";
+import { _didYouMean } from "./_suggest.js";
 
 /** The option specs of one command, as `parseArgs` takes them. */
 export type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
@@ -9,6 +10,13 @@ export type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
 export interface ParsedArgs {
   values: Record<string, string | boolean | string[] | boolean[] | undefined>;
   positionals: string[];
+  /** How each option given was typed (`-n` or `--limit`), so messages name what the user wrote. */
+  typed?: Record<string, string>;
+}
+
+/** An option as the user typed it (`-n`), else its long form. @internal */
+export function _typed(args: ParsedArgs, name: string): string {
+  return args.typed?.[name] ?? `--${name}`;
 }
 
 /**
@@ -18,15 +26,26 @@ export interface ParsedArgs {
  */
 export function _parse(command: string, argv: string[], options: OptionSpecs): ParsedArgs {
   try {
-    const { values, positionals } = parseArgs({
+    const { values, positionals, tokens } = parseArgs({
       args: argv,
       options: { ...options, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
+      tokens: true,
     });
-    return { values: values as ParsedArgs["values"], positionals };
+    const typed: Record<string, string> = {};
+    for (const token of tokens) if (token.kind === "option") typed[token.name] = token.rawName;
+    return { values: values as ParsedArgs["values"], positionals, typed };
   } catch (error) {
-    throw new CliError("usage", `pd ${command}: ${(error as Error).message.split("\n")[0]}`);
+    const message = (error as Error).message.split("\n")[0] ?? "";
+    // An unknown option: the nearest of this command's (`--limt` → `--limit`).
+    const unknown = /^Unknown option '(--?[^']+)'/.exec(message)?.[1];
+    const names = [...Object.keys(options), "help"].map((n) => `--${n}`);
+    if (unknown) {
+      const guess = unknown.startsWith("--") ? _didYouMean(unknown, names) : "";
+      throw new CliError("usage", `pd ${command}: unknown option ${unknown}${guess} (pd ${command} --help)`);
+    }
+    throw new CliError("usage", `pd ${command}: ${message}`);
   }
 }
 
@@ -62,7 +81,7 @@ export function _int(args: ParsedArgs, name: string, fallback: number, min: numb
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new CliError("usage", `--${name} must be an integer from ${min} to ${max}`);
+    throw new CliError("usage", `${_typed(args, name)} must be an integer from ${min} to ${max}`);
   }
   return n;
 }

@@ -3,6 +3,7 @@ import { type ApiClient, createApiClient } from "./_api.js";
 import { _flag, _parse, _required, _str, type OptionSpecs, type ParsedArgs } from "./_args.js";
 import { resolveCredentials } from "./_config.js";
 import { CliError, out } from "./_output.js";
+import { _didYouMean } from "./_suggest.js";
 
 /** One `pd` command. */
 export interface Command {
@@ -12,6 +13,8 @@ export interface Command {
   summary: string;
   /** The usage line (without `pd `). */
   usage: string;
+  /** Command lines as a user types them, shown by `--help`. */
+  examples: string[];
   /** Its options, as `parseArgs` takes them. */
   options: OptionSpecs;
   /** Runs it with parsed arguments. */
@@ -45,7 +48,8 @@ export function _client(args: ParsedArgs): ApiClient {
 export async function _runCommand(command: Command, argv: string[]): Promise<void> {
   const args = _parse(command.name, argv, command.options);
   if (args.values.help === true) {
-    out(`Usage: pd ${command.usage}\n\n${command.summary}`);
+    const examples = command.examples.map((line) => `  ${line}`).join("\n");
+    out(`Usage: pd ${command.usage}\n\n${command.summary}\n\nExamples:\n${examples}`);
     return;
   }
   await command.run(args);
@@ -69,7 +73,7 @@ export async function _runAction(
   if (!action) {
     throw new CliError(
       "usage",
-      `unknown action "${name}"; use one of ${Object.keys(actions).join(", ")} (pd ${command} --help)`,
+      `unknown action "${name}"${_didYouMean(name, Object.keys(actions))}; use one of ${Object.keys(actions).join(", ")} (pd ${command} --help)`,
     );
   }
   await action(_client(args), args, _flag(args, "json"));

@@ -1,6 +1,8 @@
 /** Workflows and executions as the REST API returns them, and finding a workflow by id or name. */
+
 import { type ApiClient, listAll } from "./_api.js";
 import { CliError, out, style } from "./_output.js";
+import { _didYouMean } from "./_suggest.js";
 
 /** A workflow as `GET /v1/workflows/{id}` returns it. */
 export interface WorkflowJson {
@@ -65,7 +67,8 @@ export const _isWorkflowId = (ref: string): boolean => /^p_[0-9A-Za-z]+$/.test(r
 export async function resolveWorkflow(client: ApiClient, ref: string): Promise<WorkflowJson> {
   if (_isWorkflowId(ref))
     return client.request<WorkflowJson>("GET", `/v1/workflows/${encodeURIComponent(ref)}`);
-  const named = (await listAll<WorkflowJson>(client, "/v1/workflows")).filter((w) => w.name === ref);
+  const all = await listAll<WorkflowJson>(client, "/v1/workflows");
+  const named = all.filter((w) => w.name === ref);
   const [only, ...others] = named;
   if (only && others.length === 0) return only;
   if (only) {
@@ -74,7 +77,11 @@ export async function resolveWorkflow(client: ApiClient, ref: string): Promise<W
       `${named.length} workflows are named "${ref}": ${named.map((w) => w.id).join(", ")}; name one by its id`,
     );
   }
-  throw new CliError("not_found", `No workflow ${ref} in this workspace`);
+  const guess = _didYouMean(
+    ref,
+    all.map((w) => w.name),
+  );
+  throw new CliError("not_found", `No workflow ${ref} in this workspace${guess}`);
 }
 
 /** Epoch milliseconds of an API time (seconds or milliseconds). @internal */

@@ -6,6 +6,7 @@
 
 import { _runCommand, type Command } from "./_command.js";
 import { CliError, formatError, out } from "./_output.js";
+import { _didYouMean } from "./_suggest.js";
 import accounts from "./commands/accounts.js";
 import deleteCommand from "./commands/delete.js";
 import deploy from "./commands/deploy.js";
@@ -83,8 +84,9 @@ function _help(): string {
     "Commands:",
     ...lines,
     "",
-    "Run `pd <command> --help` for a command's options. Credentials: `pd login`, or",
-    "HOOKLINE_API_KEY and HOOKLINE_BASE_URL (default http://127.0.0.1:4100).",
+    "Run `pd <command> --help` for a command's options and examples. Credentials: `pd login`,",
+    "HOOKLINE_API_KEY and HOOKLINE_BASE_URL, else those of a `pd serve` started in this folder",
+    "(./.hookline), else http://127.0.0.1:4100.",
   ].join("\n");
 }
 
@@ -108,7 +110,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = commands[name];
   try {
-    if (!command) throw new CliError("usage", `unknown command "${name}"; run \`pd --help\``);
+    if (!command) {
+      const guess = _didYouMean(name, Object.keys(commands));
+      throw new CliError("usage", `unknown command "${name}"${guess}; run \`pd --help\``);
+    }
     await _runCommand(command, rest);
     return 0;
   } catch (error) {

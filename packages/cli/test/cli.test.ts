@@ -200,6 +200,51 @@ describe.concurrent("pd against pd serve", () => {
     }
   }, 120_000);
 
+  it("suggests what was meant (commands, actions, options, kinds, names), names an option as typed, and every --help shows examples", async () => {
+    const dir = tempDir();
+    const run = (args: string[]) => pd(args, { cwd: dir, env });
+    expect((await run(["init", "source", "typo-greeter"])).code).toBe(0);
+    expect((await run(["deploy", "typo-greeter.mjs", "--name", "typo-greeter"])).code).toBe(0);
+    const hook = await receiver();
+    try {
+      expect((await run(["webhooks", "create", hook.url, "--name", "typo-receiver"])).code).toBe(0);
+      const cases: Array<[string[], RegExp]> = [
+        [["depoly", "x.mjs"], /^usage: unknown command "depoly" \(did you mean "deploy"\?\)/],
+        [
+          ["webhooks", "delivries", "x"],
+          /^usage: unknown action "delivries" \(did you mean "deliveries"\?\)/,
+        ],
+        [["subscriptions", "craete"], /^usage: unknown action "craete" \(did you mean "create"\?\)/],
+        [
+          ["events", "x", "--limt", "5"],
+          /^usage: pd events: unknown option --limt \(did you mean "--limit"\?\)/,
+        ],
+        [["list", "sorces"], /^usage: cannot list "sorces" \(did you mean "sources"\?\)/],
+        [
+          ["webhooks", "deliveries", "typo-reciever"],
+          /^not_found: .*typo-reciever.* \(did you mean "typo-receiver"\?\)/,
+        ],
+        [["events", "typo-greter"], /^not_found: No source typo-greter .* \(did you mean "typo-greeter"\?\)/],
+        [["events", "hello", "-n", "500"], /^usage: -n must be an integer from 1 to 100$/m],
+        [["events", "hello", "--limit", "500"], /^usage: --limit must be an integer from 1 to 100$/m],
+      ];
+      for (const [args, expected] of cases) {
+        const result = await run(args);
+        expect([args, result.code, result.stderr]).toEqual([args, 1, expect.stringMatching(expected)]);
+      }
+    } finally {
+      await hook.close();
+    }
+    // Every command's help ends with examples of itself.
+    const help = await run(["--help"]);
+    const names = [...help.stdout.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1] as string);
+    expect(names.length).toBeGreaterThan(15);
+    for (const name of names) {
+      const page = await run([name, "--help"]);
+      expect(page.stdout, name).toMatch(new RegExp(`\\nExamples:\\n( {2}pd ${name}\\b.*\\n)+$`));
+    }
+  }, 120_000);
+
   it("pd login saves a profile with mode 600 that later commands use", async () => {
     const dir = tempDir();
     const loginEnv = baseEnv({ XDG_CONFIG_HOME: join(dir, "config") });

@@ -2,6 +2,7 @@
  * `pd accounts create|list|delete`: connected accounts, whose credentials become an app prop's
  * `$auth`. On a terminal, `create` asks for the credential fields (hidden).
  */
+
 import { type ApiClient, listAll } from "../_api.js";
 import { _flag, _required, _str, _strs } from "../_args.js";
 import { bundleComponent } from "../_bundle.js";
@@ -9,6 +10,7 @@ import { _jsonOption, _profileOption, _runAction, type Action, defineCommand } f
 import { CliError, note, out, printJson, printTable, style } from "../_output.js";
 import { _createPrompter, _isInteractive } from "../_prompt.js";
 import { collectProps } from "../_props.js";
+import { _didYouMean } from "../_suggest.js";
 
 /** An account as the API returns it (never its credentials). */
 interface AccountJson {
@@ -61,7 +63,8 @@ async function _askCredentials(
 /** An account by id (`apn_...`) or exact name. @internal */
 async function _resolveAccount(client: ApiClient, ref: string): Promise<AccountJson> {
   if (/^apn_/.test(ref)) return client.request<AccountJson>("GET", `/v1/accounts/${encodeURIComponent(ref)}`);
-  const named = (await listAll<AccountJson>(client, "/v1/accounts")).filter((a) => a.name === ref);
+  const all = await listAll<AccountJson>(client, "/v1/accounts");
+  const named = all.filter((a) => a.name === ref);
   if (named.length === 1) return named[0] as AccountJson;
   if (named.length > 1) {
     throw new CliError(
@@ -69,7 +72,13 @@ async function _resolveAccount(client: ApiClient, ref: string): Promise<AccountJ
       `${named.length} accounts are named "${ref}": ${named.map((a) => a.id).join(", ")}; name one by its id`,
     );
   }
-  throw new CliError("not_found", `No account ${ref} in this workspace`);
+  throw new CliError(
+    "not_found",
+    `No account ${ref} in this workspace${_didYouMean(
+      ref,
+      all.map((a) => a.name),
+    )}`,
+  );
 }
 
 const ACTIONS: Record<string, Action> = {
@@ -134,6 +143,12 @@ export default defineCommand({
   name: "accounts",
   summary:
     "Connect an app account (its credentials become the app prop's $auth, asked for on a terminal), list or delete accounts.",
+  examples: [
+    "pd accounts create github --from github-source.mjs   # asks for the $auth fields the file reads",
+    "pd accounts create github --name work --auth oauth_access_token=gho_...",
+    "pd accounts list --app github",
+    "pd accounts delete work",
+  ],
   usage: [
     "accounts create <app> [--name NAME] [--auth field=value ...] [--auth-file FILE] [--from COMPONENT_FILE] [--no-input]",
     "accounts list [--app APP]",

@@ -7,6 +7,7 @@ import { out, printJson, printWarnings, style } from "../_output.js";
 export default defineCommand({
   name: "delete",
   summary: "Delete a source (its deactivate hook runs first).",
+  examples: ["pd delete hello", "pd delete dc_01h..."],
   usage: "delete <id|name> [--json] [-p PROFILE]",
   options: { ..._jsonOption, ..._profileOption },
   async run(args) {

@@ -162,6 +162,12 @@ function _explainMissingKey(error: unknown, target: Target): never {
 export default defineCommand({
   name: "deploy",
   summary: "Deploy a component file (relative imports bundled), a registry key or a URL as a source.",
+  examples: [
+    "pd deploy hello.mjs --name hello",
+    "pd deploy hello.mjs --prop greeting=hi --props-file props.json",
+    "pd deploy http-new-requests@0.1.0 --name inbox   # a registry key",
+    "pd deploy https://example.com/components/hello.mjs",
+  ],
   usage:
     "deploy <file|registry key[@version]|url|sc_id> [--name NAME] [--prop key=value ...] [--props-file FILE] [--no-input] [--json] [-p PROFILE]",
   options: {

@@ -21,6 +21,10 @@ export default defineCommand({
   name: "dev",
   summary:
     "Deploy a component file, redeploy it on every save (same dc_ id), and stream its logs and events until Ctrl-C.",
+  examples: [
+    "pd dev hello.mjs                # redeploys on every save, streams logs and events",
+    "pd dev hello.mjs --dc dc_01h... # keep redeploying a source deployed before",
+  ],
   usage: "dev [--dc ID] <file> [--name NAME] [--prop key=value ...] [--props-file FILE] [-p PROFILE]",
   options: {
     dc: { type: "string" },

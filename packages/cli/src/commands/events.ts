@@ -10,6 +10,11 @@ export default defineCommand({
   name: "events",
   summary:
     "Show the latest events of a source or a workflow (p_...) (default 10, at most 100); -f follows new ones until Ctrl-C.",
+  examples: [
+    "pd events hello -n 5",
+    "pd events hello -f             # follow new events until Ctrl-C",
+    "pd events p_01h... --json",
+  ],
   usage: "events <id|name|workflow p_id> [-n N] [-f] [--json] [-p PROFILE]",
   options: {
     limit: { type: "string", short: "n" },

@@ -118,6 +118,11 @@ export default {
 export default defineCommand({
   name: "init",
   summary: "Scaffold a component (<name>.mjs) that deploys (a source) or publishes (an action) as is.",
+  examples: [
+    "pd init source hello    # hello.mjs: an HTTP source",
+    "pd init action greet",
+    "pd init app acme",
+  ],
   usage: "init source|action|app <name> [--force]",
   options: { force: { type: "boolean" } },
   async run(args) {

@@ -3,6 +3,7 @@ import { listAll } from "../_api.js";
 import { _flag, _required } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
 import { CliError, printJson, printTable } from "../_output.js";
+import { _didYouMean } from "../_suggest.js";
 
 type Row = Record<string, unknown>;
 
@@ -21,13 +22,21 @@ export default defineCommand({
   name: "list",
   summary:
     "List sources, webhooks, subscriptions, saved components, published (registry) components or workflows.",
+  examples: [
+    "pd list sources        # id, slug, name, active, endpoint",
+    "pd list webhooks --json",
+    "pd list registry",
+  ],
   usage: "list sources|webhooks|subscriptions|components|registry|workflows [--json] [-p PROFILE]",
   options: { ..._jsonOption, ..._profileOption },
   async run(args) {
     const kind = _required(args, 0, this.usage);
     const spec = KINDS[kind];
     if (!spec)
-      throw new CliError("usage", `cannot list "${kind}": use one of ${Object.keys(KINDS).join(", ")}`);
+      throw new CliError(
+        "usage",
+        `cannot list "${kind}"${_didYouMean(kind, Object.keys(KINDS))}: use one of ${Object.keys(KINDS).join(", ")}`,
+      );
     const items = await listAll<Row>(_client(args), spec.path);
     if (_flag(args, "json")) printJson(items);
     else {

@@ -8,6 +8,10 @@ import { CliError, note, out, style } from "../_output.js";
 export default defineCommand({
   name: "login",
   summary: "Save an API key and server URL as a profile (checked against the server when it is up).",
+  examples: [
+    "pd login                                   # the key and URL of a pd serve in this folder",
+    "pd login --api-key hl_... --base-url https://hooks.example.com -p prod",
+  ],
   usage: "login [--api-key KEY] [--base-url URL] [-p PROFILE]",
   options: {
     "api-key": { type: "string" },

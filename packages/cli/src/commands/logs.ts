@@ -56,6 +56,7 @@ export default defineCommand({
   name: "logs",
   summary:
     "Show a source's log lines (oldest first), or a workflow's (p_...) step logs of its latest runs; -f follows new lines until Ctrl-C.",
+  examples: ["pd logs hello", "pd logs hello -f", "pd logs p_01h... -n 20   # a workflow: its latest runs"],
   usage: "logs <id|name|workflow p_id> [-n RUNS] [-f] [--json] [-p PROFILE]",
   options: {
     follow: { type: "boolean", short: "f" },

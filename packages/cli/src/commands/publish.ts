@@ -20,6 +20,10 @@ export default defineCommand({
   name: "publish",
   summary:
     "Publish a component (an action for workflows, or a source) under its key and version: private to the workspace, or public with --registry (strict: warnings are refused).",
+  examples: [
+    "pd publish greet.mjs               # private: this workspace only",
+    "pd publish new-item.mjs --registry # public: every workspace",
+  ],
   usage: "publish <file|url|sc_id> [--registry] [--json] [-p PROFILE]",
   options: { registry: { type: "boolean" }, ..._jsonOption, ..._profileOption },
   async run(args) {

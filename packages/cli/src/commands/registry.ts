@@ -16,6 +16,7 @@ import {
   publishFiles,
   resolvePackageDir,
 } from "../_registry-import.js";
+import { _didYouMean } from "../_suggest.js";
 
 /** One result as a line. @internal */
 export function _resultLine(r: ImportResult): string {
@@ -29,13 +30,17 @@ export default defineCommand({
   name: "registry",
   summary:
     "Import the components of an npm package (such as @pipedream/slack) or a folder into the registry.",
+  examples: ["pd registry import @pipedream/slack", "pd registry import ./components/acme --private"],
   usage:
     "registry import <npm package[@range]|folder> [--private] [--no-npm] [--npm-registry URL] [--json] [-p PROFILE]",
   options: { private: { type: "boolean" }, ..._npmOptions, ..._jsonOption, ..._profileOption },
   async run(args) {
     const action = _required(args, 0, this.usage);
     if (action !== "import")
-      throw new CliError("usage", `unknown action "${action}"; usage: pd ${this.usage}`);
+      throw new CliError(
+        "usage",
+        `unknown action "${action}"${_didYouMean(action, ["import"])}; usage: pd ${this.usage}`,
+      );
     const spec = _required(args, 1, this.usage);
     const json = _flag(args, "json");
     const visibility = _flag(args, "private") ? "private" : "public";

@@ -25,6 +25,11 @@ export default defineCommand({
   name: "run",
   summary:
     "Run a source now (a timer source gets a timer event, others --event or {}) and show what it emitted.",
+  examples: [
+    "pd run hello",
+    "pd run hello --event '{\"n\": 1}'",
+    "pd run hello --event-file event.json --json",
+  ],
   usage: "run <id|name> [--event JSON | --event-file FILE] [--json] [-p PROFILE]",
   options: {
     event: { type: "string" },

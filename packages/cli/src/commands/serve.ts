@@ -167,6 +167,11 @@ function _logRefusedOnce(): NonNullable<EngineWorkerOptions["onAttempt"]> {
 export default defineCommand({
   name: "serve",
   summary: "Run the Hookline server: REST API, HTTP interfaces, timers and the delivery worker.",
+  examples: [
+    "pd serve --dev                     # webhooks may reach this machine (loopback)",
+    "pd serve --port 4200 --data-dir ./data",
+    "pd serve --memory --allow-url 10.0.0.0/8",
+  ],
   usage:
     "serve [--port 4100] [--host 127.0.0.1] [--data-dir ./.hookline] [--memory] [--database-url URL] [--public-url URL] [--dev] [--allow-private-urls] [--allow-url HOST|CIDR ...] [--no-worker] [--no-api] [--no-npm] [--npm-registry URL] [--import PACKAGE]... [--no-essentials] [limits: see docs/cli.md]",
   options: {

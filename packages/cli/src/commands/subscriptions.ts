@@ -3,10 +3,12 @@
  * <listener> | replay <sub_id> [--since T] [--until T] [--filter JSON] [--batch N] [--resume rpl_ID] |
  * replays <sub_id>`.
  */
+
 import { type ApiClient, resolveSource, resolveWebhook } from "../_api.js";
 import { _flag, _int, _required, _str, _time } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
 import { CliError, note, out, printJson, style } from "../_output.js";
+import { _didYouMean } from "../_suggest.js";
 
 /** A replay job (`rpl_...`), as `POST /v1/subscriptions/{id}/replay` and its `continue` return it. */
 interface ReplayJson {
@@ -88,6 +90,12 @@ export default defineCommand({
   name: "subscriptions",
   summary:
     "Subscribe a webhook to a source's events (all, or one channel, optionally filtered), remove that subscription, or replay stored events to it.",
+  examples: [
+    "pd subscriptions create hello my-receiver",
+    'pd subscriptions create hello my-receiver --filter \'{"event.total":{"$gte":100}}\'',
+    "pd subscriptions delete hello my-receiver",
+    "pd subscriptions replay sub_01h... --since 7d",
+  ],
   usage:
     "subscriptions create <emitter> <listener> [--event-name NAME] [--filter JSON] | subscriptions delete <emitter> <listener> [--event-name NAME] | subscriptions replay <sub_id> [--since 24h] [--until TIME] [--filter JSON] [--batch N] [--resume rpl_ID] [--json] | subscriptions replays <sub_id> [--json]",
   options: {
@@ -103,7 +111,10 @@ export default defineCommand({
   async run(args) {
     const action = _required(args, 0, this.usage);
     if (!["create", "delete", "replay", "replays"].includes(action)) {
-      throw new CliError("usage", `unknown action "${action}"; usage: pd ${this.usage}`);
+      throw new CliError(
+        "usage",
+        `unknown action "${action}"${_didYouMean(action, ["create", "delete", "replay", "replays"])}; usage: pd ${this.usage}`,
+      );
     }
     if (action === "replay") return _replay(_client(args), args, _flag(args, "json"));
     if (action === "replays") return _replays(_client(args), args, _flag(args, "json"));

@@ -9,6 +9,11 @@ import { _codeBody, _printSource } from "./deploy.js";
 export default defineCommand({
   name: "update",
   summary: "Update a source: new code, prop values, name, or activate/deactivate it.",
+  examples: [
+    "pd update hello --prop greeting=hey",
+    "pd update hello --code hello.mjs",
+    "pd update hello --deactivate",
+  ],
   usage:
     "update <id|name> [--code FILE|URL] [--name NAME] [--prop key=value ...] [--props-file FILE] [--activate|--deactivate] [--json]",
   options: {

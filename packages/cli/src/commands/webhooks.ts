@@ -210,6 +210,13 @@ export default defineCommand({
   name: "webhooks",
   summary:
     "Create, update or delete a webhook; show its deliveries, send them again (retry, recover), send a test event, read or rotate its secret.",
+  examples: [
+    "pd webhooks create https://example.com/hooks --name my-receiver",
+    "pd webhooks deliveries my-receiver --status failed",
+    "pd webhooks test my-receiver",
+    "pd webhooks recover my-receiver --since 7d",
+    "pd webhooks secret my-receiver",
+  ],
   usage: [
     "webhooks create <url> [--name NAME] [--description TEXT]",
     "webhooks update <id|name> [--url URL] [--name NAME] [--description TEXT] [--enable|--disable]",

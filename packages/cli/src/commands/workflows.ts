@@ -199,6 +199,12 @@ export default defineCommand({
   name: "workflows",
   summary:
     "Create or update a workflow from a YAML/JSON file, list and show workflows, run one with an event, read its executions and each step's logs, activate, deactivate or delete it.",
+  examples: [
+    "pd workflows create workflows/orders.yaml",
+    'pd workflows run Orders --event \'{"body":{"order":"o-1"}}\'',
+    "pd workflows logs Orders",
+    "pd workflows replay Orders exe_01h... --from-step charge",
+  ],
   usage: [
     "workflows create <file> [--inactive]",
     "workflows update <id|name> <file>",
