@@ -4,14 +4,16 @@ import { createHookline } from "@hookline/engine";
 import { createHandler } from "@hookline/http";
 import { onClientError, toNodeListener } from "@hookline/http/node";
 
+const port = Number(process.env.PORT ?? 3000);
 const hookline = createHookline({
   secretsKey: process.env.HOOKLINE_SECRETS_KEY ?? "dev-only",
+  // Where this server is reached: sources' endpoint_url is <baseUrl>/http/<endpoint_id>.
+  baseUrl: process.env.HOOKLINE_PUBLIC_URL ?? `http://127.0.0.1:${port}`,
   allowPrivateUrls: true,
 });
 const workspace = await hookline.workspaces.create({ name: "example" });
 const { key } = await hookline.apiKeys.create(workspace.id);
 const handler = createHandler(hookline);
-const port = Number(process.env.PORT ?? 0);
 
 const server = createServer(toNodeListener(handler));
 server.on("clientError", onClientError); // oversized headers, malformed HTTP: JSON errors

@@ -7,13 +7,15 @@ import { createHandler } from "@hookline/http";
 import { toNodeListener } from "@hookline/http/node";
 import { uiStaticDir, withUi } from "@hookline/ui";
 
+const port = Number(process.env.PORT ?? 3000);
 const hookline = createHookline({
   secretsKey: process.env.HOOKLINE_SECRETS_KEY ?? "dev-only",
+  // Where this server is reached: sources' endpoint_url is <baseUrl>/http/<endpoint_id>.
+  baseUrl: process.env.HOOKLINE_PUBLIC_URL ?? `http://127.0.0.1:${port}`,
   allowPrivateUrls: true,
 });
 const workspace = await hookline.workspaces.create({ name: "example" });
 const { key } = await hookline.apiKeys.create(workspace.id);
-const port = Number(process.env.PORT ?? 0);
 
 const server = createServer(toNodeListener(withUi(createHandler(hookline))));
 server.listen(port, "127.0.0.1", () => {

@@ -97,7 +97,11 @@ export interface HooklineOptions {
    * do not survive a restart; servers must pass one.
    */
   secretsKey?: string | Uint8Array;
-  /** The public base URL, used to build HTTP endpoints (`<baseUrl>/http/<endpoint_id>`). */
+  /**
+   * The public base URL, used to build HTTP endpoints (`<baseUrl>/http/<endpoint_id>`): where the
+   * server is reached (the address it listens on, or the public one behind a proxy). Default
+   * `http://localhost:4100`, right only for a server there.
+   */
   baseUrl?: string;
   /**
    * How much history each source keeps: events and log lines by count and by bytes, trimmed off the

@@ -42,7 +42,7 @@ interface Target {
 }
 
 /** The calls every mounting must serve: an authenticated API call and an HTTP-interface call. */
-async function checkApiAndIngress({ base, key }: Target): Promise<void> {
+async function checkApiAndIngress({ base, key }: Target): Promise<string> {
   const auth = { authorization: `Bearer ${key}` };
   const hook = await fetch(`${base}/v1/webhooks?url=${encodeURIComponent("https://example.com/h")}`, {
     method: "POST",
@@ -57,7 +57,8 @@ async function checkApiAndIngress({ base, key }: Target): Promise<void> {
     body: JSON.stringify({ component_code: HTTP_SOURCE }),
   });
   expect(source.status).toBe(200);
-  const endpoint = new URL(((await source.json()) as any).data.endpoint_url).pathname;
+  const endpointUrl = ((await source.json()) as any).data.endpoint_url as string;
+  const endpoint = new URL(endpointUrl).pathname;
   expect(endpoint).toMatch(/^\/http\//);
   const hit = await fetch(`${base}${endpoint}`, {
     method: "POST",
@@ -66,14 +67,23 @@ async function checkApiAndIngress({ base, key }: Target): Promise<void> {
   });
   expect(hit.status).toBe(200);
   expect(await hit.json()).toEqual({ success: true });
+  return endpointUrl;
 }
 
-/** Starts `examples/<fw>/server.mjs` and reads the API key and port it prints. */
-function startExample(fw: Framework): Promise<{ child: ChildProcess; target: Target }> {
+/** A loopback port nothing listens on (a server on it was just closed). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  const base = await listen(server);
+  await new Promise((resolve) => server.close(resolve));
+  return Number(new URL(base).port);
+}
+
+/** Starts `examples/<fw>/server.mjs` on a free port and reads the API key and port it prints. */
+async function startExample(fw: Framework): Promise<{ child: ChildProcess; target: Target }> {
   const child = spawn(
     process.execPath,
     ["--conditions=@hookline/source", "--import", "tsx", `examples/${fw}/server.mjs`],
-    { cwd: ROOT, env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: ROOT, env: { ...process.env, PORT: String(await freePort()) }, stdio: ["ignore", "pipe", "pipe"] },
   );
   return new Promise((resolve, reject) => {
     let out = "";
@@ -120,8 +130,9 @@ describe.each(FRAMEWORKS)("examples/%s/server.mjs", (fw) => {
     if (child) await stopChild(child);
   });
 
-  it("serves an authenticated API call and an HTTP-interface call", async () => {
-    await checkApiAndIngress(target);
+  it("serves an authenticated API call and an HTTP-interface call, with endpoints on its own address", async () => {
+    // The example gives the engine the address it listens on: endpoint_url is on this server.
+    expect(await checkApiAndIngress(target)).toMatch(new RegExp(`^${target.base}/http/\\w+$`));
   }, 15_000);
 });
 
