@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 // Each package under packages/ is one vitest project, plus test/ for cross-package tests.
@@ -17,6 +18,10 @@ export default defineConfig({
     // children and a browser, where a spawned node process has taken more than vitest's 5 s.
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // No process outlives a test file nor the run: see test/setup/ (leftovers are killed; the run
+    // fails naming any that survived its files).
+    globalSetup: [fileURLToPath(new URL("test/setup/global-processes.ts", import.meta.url))],
+    setupFiles: [fileURLToPath(new URL("test/setup/file-processes.ts", import.meta.url))],
     projects: [
       ...packages.map((name) => ({
         extends: true as const,

@@ -100,13 +100,27 @@ export function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Starts `pd` with `args`; the child, and its output so far. */
+/**
+ * Kills a child and everything it started (it leads a process group of its own: spawned
+ * `detached`), at once. For a process that did not stop, or a test that gave up on it.
+ */
+export function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // The group is gone.
+  }
+}
+
+/** Starts `pd` with `args` in a process group of its own; the child, and its output so far. */
 export function spawnPd(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
   // `serve` and `registry import` load workspace packages (the engine, the runtime).
   const nodeArgs = args[0] === "serve" || args[0] === "registry" ? PD_NODE_ARGS : PD_CLIENT_ARGS;
   const child = spawn(process.execPath, [...nodeArgs, ...args], {
     ...options,
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
   });
   const output = { stdout: "", stderr: "" };
   child.stdout?.on("data", (d: Buffer) => {
@@ -164,26 +178,39 @@ export async function serve(
   void run.exited.then(() => {
     exitedEarly = true;
   });
-  await waitFor(
-    () => {
-      if (exitedEarly) throw new Error(`pd serve exited: ${run.output.stderr}`);
-      return (
-        /API key:/.test(run.output.stdout) && run.output.stdout.split("\n").some((l) => /API key:/.test(l))
-      );
-    },
-    timeoutMs,
-    "pd serve to start",
-  );
+  try {
+    await waitFor(
+      () => {
+        if (exitedEarly) throw new Error(`pd serve exited: ${run.output.stderr}`);
+        return (
+          /API key:/.test(run.output.stdout) && run.output.stdout.split("\n").some((l) => /API key:/.test(l))
+        );
+      },
+      timeoutMs,
+      "pd serve to start",
+    );
+  } catch (error) {
+    // A server that did not start in time is not left running.
+    killGroup(run.child);
+    throw error;
+  }
   const url = /listening on (http:\/\/\S+)/.exec(run.output.stdout)?.[1];
   if (!url) throw new Error(`no URL in: ${run.output.stdout}`);
   const key = /API key:\s+(hl_\S+)/.exec(run.output.stdout)?.[1];
   return { ...run, url, key };
 }
 
-/** Stops a server with SIGTERM and resolves with its exit code. */
-export async function stop(served: Served): Promise<number | null> {
+/**
+ * Stops a server with SIGTERM and resolves with its exit code; one that has not exited after
+ * `graceMs` is killed with its process group (and resolves with null: the test fails, the process
+ * is gone).
+ */
+export async function stop(served: Served, graceMs = 30_000): Promise<number | null> {
   served.child.kill("SIGTERM");
-  return served.exited;
+  const timer = setTimeout(() => killGroup(served.child), graceMs);
+  const code = await served.exited;
+  clearTimeout(timer);
+  return code;
 }
 
 /** A loopback HTTP receiver recording requests. */
@@ -228,6 +255,7 @@ export async function pdTty(
     cwd: options.cwd,
     env: { ...options.env, SHELL: "/bin/sh", TERM: "xterm" },
     stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
   });
   let screen = "";
   let from = 0;
@@ -244,7 +272,7 @@ export async function pdTty(
   };
   child.stdout?.on("data", onOutput);
   child.stderr?.on("data", onOutput);
-  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const timer = setTimeout(() => killGroup(child), timeoutMs);
   const code = await exited;
   clearTimeout(timer);
   child.stdin?.end();
@@ -360,8 +388,14 @@ export function startLine(line: string, cwd: string, env: NodeJS.ProcessEnv) {
   const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
     child.on("exit", (code) => resolve({ code, ...output })),
   );
+  // The whole group: `sh` may have exited while what it started runs on.
   const stopGroup = () => {
-    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      // The group is gone.
+    }
   };
   return { child, output, done, stopGroup };
 }

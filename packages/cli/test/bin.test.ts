@@ -13,6 +13,10 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+
+// A synchronous run blocks the test's own timeout: each is bounded, and killed past it.
+const BOUNDED = { timeout: 60_000, killSignal: "SIGKILL" } as const;
+
 import { baseEnv, ROOT, tempDir } from "./_helpers.js";
 
 const LINK = join(ROOT, "node_modules", ".bin", "pd");
@@ -23,11 +27,11 @@ describe.concurrent("the pd executable", () => {
     expect(existsSync(LINK)).toBe(true);
     expect(realpathSync(LINK)).toBe(realpathSync(WRAPPER));
     const dir = tempDir();
-    const help = spawnSync(LINK, ["--help"], { cwd: dir, env: baseEnv(), encoding: "utf8" });
+    const help = spawnSync(LINK, ["--help"], { cwd: dir, env: baseEnv(), encoding: "utf8", ...BOUNDED });
     expect(help.stderr).toBe("");
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: pd <command>/);
-    const unknown = spawnSync(LINK, ["nope"], { cwd: dir, env: baseEnv(), encoding: "utf8" });
+    const unknown = spawnSync(LINK, ["nope"], { cwd: dir, env: baseEnv(), encoding: "utf8", ...BOUNDED });
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toMatch(/^usage: unknown command "nope"/);
   }, 30_000);
@@ -41,6 +45,7 @@ describe.concurrent("the pd executable", () => {
         cwd: dir,
         env: baseEnv(),
         encoding: "utf8",
+        ...BOUNDED,
       },
     );
     expect(run.stderr).toBe("");
@@ -60,6 +65,7 @@ describe.concurrent("the pd executable", () => {
       cwd: tempDir(),
       env: baseEnv(),
       encoding: "utf8",
+      ...BOUNDED,
     });
     expect(run.stdout).toBe("dist list sources\n");
     const manifest = JSON.parse(readFileSync(join(ROOT, "packages", "cli", "package.json"), "utf8")) as {
@@ -98,6 +104,7 @@ describe.concurrent("the pd executable", () => {
           cwd: tempDir(),
           env: baseEnv(env),
           encoding: "utf8",
+          ...BOUNDED,
         }).stdout;
       expect(pd()).toBe("dist list sources\n");
       expect(pd({ HOOKLINE_FROM_SOURCES: "1" })).toBe("sources list sources\n");
