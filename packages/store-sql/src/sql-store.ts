@@ -7,6 +7,7 @@ import { channelFor, createNotifier, type NotifyOptions, type SqlNotifier } from
 import type { SqlClient } from "./clients.js";
 import { migrate } from "./migrations.js";
 import { sqlAccounts } from "./sql/accounts.js";
+import { sqlAuthTickets, sqlOAuthClients } from "./sql/oauth.js";
 import { sqlApiKeys } from "./sql/api-keys.js";
 import { type AutovacuumOptions, startAutovacuum } from "./sql/autovacuum.js";
 import { createSqlContext, type SqlContext } from "./sql/context.js";
@@ -99,6 +100,8 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
     workspaces: sqlWorkspaces(c),
     apiKeys: sqlApiKeys(c),
     accounts: sqlAccounts(c),
+    oauthClients: sqlOAuthClients(c),
+    authTickets: sqlAuthTickets(c),
     savedComponents: sqlSavedComponents(c),
     deployedComponents: sqlDeployedComponents(c),
     dedupe: sqlDedupe(c),
