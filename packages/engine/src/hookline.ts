@@ -36,6 +36,7 @@ import { startFanout } from "./fanout.js";
 import type { IngressRequest } from "./http-event.js";
 import { handleIngress } from "./ingress.js";
 import { createMounts } from "./mounts.js";
+import { type ConnectApi, type ConnectTokensApi, createOAuth, type OAuthClientsApi } from "./oauth/index.js";
 import { createRegistry, type RegistryApi } from "./registry.js";
 import { createRetention } from "./retention.js";
 import { createSecretBox } from "./secrets.js";
@@ -66,6 +67,20 @@ export interface Hookline {
   readonly apiKeys: ApiKeysApi;
   /** Connected accounts (`apn_...`): `$auth` credentials per app, encrypted at rest, never returned. */
   readonly accounts: AccountsApi;
+  /** OAuth clients (the operator's OAuth apps), one per app slug, and the built-in catalogue. */
+  readonly oauthClients: OAuthClientsApi;
+  /**
+   * The OAuth connect flow: start (an authorization URL), finish (the callback), status.
+   *
+   * @example
+   * ```ts
+   * await hookline.oauthClients.put(ws.id, "github", { client_id: "Iv1.abc", client_secret: "s3cret" });
+   * const { authorizeUrl } = await hookline.connect.start(ws.id, { app: "github" });
+   * ```
+   */
+  readonly connect: ConnectApi;
+  /** Connect tokens (`ctok_...`): an embedding app's end user's reach (their connect flow and accounts). */
+  readonly connectTokens: ConnectTokensApi;
   /** Saved components (`sc_...`). */
   readonly components: ComponentsApi;
   /** The component registry: publish by key and semantic version, privately or publicly; list; read. */
@@ -216,7 +231,16 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     });
   const clock = options.clock ?? systemClock;
   const box = createSecretBox(options.secretsKey ?? randomUUID());
-  const apps: AppsContext = { store, box, noAuthApps: new Set(options.noAuthApps ?? DEFAULT_NO_AUTH_APPS) };
+  // Credentials go through the OAuth refresher, made once the context exists (below).
+  let oauth: ReturnType<typeof createOAuth> | undefined;
+  const apps: AppsContext = {
+    store,
+    box,
+    noAuthApps: new Set(options.noAuthApps ?? DEFAULT_NO_AUTH_APPS),
+    credentials: (account, log) =>
+      (oauth as ReturnType<typeof createOAuth>).refresher.credentials(account, log),
+    authDue: (account) => oauth?.refresher.due(account) ?? false,
+  };
   const ownsTransport = options.transport === undefined;
   const transport =
     options.transport ??
@@ -282,6 +306,9 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     },
     wakeWorker,
   };
+  oauth = createOAuth(ctx, options.oauth);
+  // An account changed on this node: sandboxes holding its old `$auth` are rebuilt on their next run.
+  events.on("account", (e) => ctx.mounts.forgetAccount(e.accountId));
   // Source triggers: the workflows listening to a source hear its events stored on this node.
   const workflows = createWorkflows(ctx, options.executionLeaseMs, (handler) =>
     events.on("emit", (e) => {
@@ -317,6 +344,9 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     workspaces: createWorkspacesApi(store),
     apiKeys: createApiKeysApi(store),
     accounts: createAccountsApi(ctx),
+    oauthClients: oauth.clients,
+    connect: oauth.connect,
+    connectTokens: oauth.connectTokens,
     components: createComponentsApi(ctx),
     registry: ctx.registry.api,
     sources: createSourcesApi(ctx),

@@ -7,7 +7,6 @@ import { channelFor, createNotifier, type NotifyOptions, type SqlNotifier } from
 import type { SqlClient } from "./clients.js";
 import { migrate } from "./migrations.js";
 import { sqlAccounts } from "./sql/accounts.js";
-import { sqlAuthTickets, sqlOAuthClients } from "./sql/oauth.js";
 import { sqlApiKeys } from "./sql/api-keys.js";
 import { type AutovacuumOptions, startAutovacuum } from "./sql/autovacuum.js";
 import { createSqlContext, type SqlContext } from "./sql/context.js";
@@ -21,6 +20,7 @@ import { sqlEvents } from "./sql/events.js";
 import { sqlExecutionQueue, sqlExecutions } from "./sql/executions.js";
 import { sqlKv } from "./sql/kv.js";
 import { sqlLogs } from "./sql/logs.js";
+import { sqlAuthTickets, sqlOAuthClients } from "./sql/oauth.js";
 import { sqlQueue } from "./sql/queue.js";
 import { sqlReplays } from "./sql/replays.js";
 import { sqlSavedComponents } from "./sql/saved-components.js";

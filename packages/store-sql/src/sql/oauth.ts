@@ -44,23 +44,24 @@ export function sqlOAuthClients(c: SqlContext): OAuthClientStore {
       return toClient(row as SqlRow);
     },
     async get(workspaceId, app) {
-      const row = await c.one(`SELECT ${CLIENT_COLS} FROM oauth_clients WHERE workspace_id = $1 AND app = $2`, [
-        workspaceId,
-        app,
-      ]);
+      const row = await c.one(
+        `SELECT ${CLIENT_COLS} FROM oauth_clients WHERE workspace_id = $1 AND app = $2`,
+        [workspaceId, app],
+      );
       return row && toClient(row);
     },
     async list(workspaceId) {
-      const rows = await c.run(`SELECT ${CLIENT_COLS} FROM oauth_clients WHERE workspace_id = $1 ORDER BY app`, [
-        workspaceId,
-      ]);
+      const rows = await c.run(
+        `SELECT ${CLIENT_COLS} FROM oauth_clients WHERE workspace_id = $1 ORDER BY app`,
+        [workspaceId],
+      );
       return rows.map(toClient);
     },
     async delete(workspaceId, app) {
-      const rows = await c.run("DELETE FROM oauth_clients WHERE workspace_id = $1 AND app = $2 RETURNING app", [
-        workspaceId,
-        app,
-      ]);
+      const rows = await c.run(
+        "DELETE FROM oauth_clients WHERE workspace_id = $1 AND app = $2 RETURNING app",
+        [workspaceId, app],
+      );
       return rows.length > 0;
     },
   };
@@ -87,10 +88,10 @@ export function sqlAuthTickets(c: SqlContext): AuthTicketStore {
       return row && toTicket(row);
     },
     async take(kind, key) {
-      const rows = await c.run(`DELETE FROM auth_tickets WHERE kind = $1 AND key = $2 RETURNING ${TICKET_COLS}`, [
-        kind,
-        key,
-      ]);
+      const rows = await c.run(
+        `DELETE FROM auth_tickets WHERE kind = $1 AND key = $2 RETURNING ${TICKET_COLS}`,
+        [kind, key],
+      );
       const row = rows[0];
       return row && Number(row.expires_at) > c.clock() ? toTicket(row) : undefined;
     },

@@ -5,16 +5,16 @@
 import type { FaultHook } from "../adapter/faults.js";
 import {
   type Account,
-  type AuthTicket,
-  type OAuthClientRecord,
   type ApiKey,
   type Attempt,
+  type AuthTicket,
   type Delivery,
   type DeliveryState,
   type DeployedComponent,
   type EnvVar,
   type Execution,
   type LogLine,
+  type OAuthClientRecord,
   type Replay,
   type SavedComponent,
   type StoredEvent,

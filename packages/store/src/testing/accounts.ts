@@ -48,7 +48,13 @@ export function accountsSuite(t: SuiteContext): void {
     t.test("the refresh lease: one holder at a time, renewed by its owner, fenced once lost", async () => {
       const ws = await t.workspace();
       const accounts = t.store.accounts;
-      const a = await accounts.create({ workspaceId: ws, app: "github", name: "a", credentials: "v1", oauth: true });
+      const a = await accounts.create({
+        workspaceId: ws,
+        app: "github",
+        name: "a",
+        credentials: "v1",
+        oauth: true,
+      });
       // Two nodes claiming at once: exactly one wins.
       const both = await Promise.all([
         accounts.claimRefresh(ws, a.id, "node-1", 60_000),
@@ -75,9 +81,18 @@ export function accountsSuite(t: SuiteContext): void {
     t.test("OAuth clients: put replaces, one per app, listed by app", async () => {
       const ws = await t.workspace();
       const clients = t.store.oauthClients;
-      const first = await clients.put({ workspaceId: ws, app: "slack", config: { client_id: "a" }, clientSecret: "s1" });
+      const first = await clients.put({
+        workspaceId: ws,
+        app: "slack",
+        config: { client_id: "a" },
+        clientSecret: "s1",
+      });
       await clients.put({ workspaceId: ws, app: "github", config: { client_id: "g" } });
-      const second = await clients.put({ workspaceId: ws, app: "slack", config: { client_id: "b", scopes: ["x"] } });
+      const second = await clients.put({
+        workspaceId: ws,
+        app: "slack",
+        config: { client_id: "b", scopes: ["x"] },
+      });
       expect(second).toMatchObject({ app: "slack", config: { client_id: "b", scopes: ["x"] } });
       expect(second.clientSecret).toBeUndefined();
       expect(second.createdAt).toBe(first.createdAt);
@@ -101,7 +116,11 @@ export function accountsSuite(t: SuiteContext): void {
         tickets.create({ kind: "oauth_state", key, workspaceId: ws, data: "x", expiresAt: far }),
       ).rejects.toMatchObject({ code: "conflict" });
       expect(await tickets.get("connect_token", key)).toBeUndefined();
-      expect(await tickets.get("oauth_state", key)).toMatchObject({ workspaceId: ws, data: "d", expiresAt: far });
+      expect(await tickets.get("oauth_state", key)).toMatchObject({
+        workspaceId: ws,
+        data: "d",
+        expiresAt: far,
+      });
       const taken = await Promise.all([tickets.take("oauth_state", key), tickets.take("oauth_state", key)]);
       expect(taken.filter((x) => x !== undefined)).toHaveLength(1);
       expect(await tickets.get("oauth_state", key)).toBeUndefined();

@@ -158,7 +158,12 @@ export interface AccountStore {
    * Applies `patch` and releases the refresh lease, only while `owner` still holds it (a lease that
    * expired and was taken by another owner is not overwritten); undefined when it does not.
    */
-  endRefresh(workspaceId: string, id: string, owner: string, patch: AccountPatch): Promise<Account | undefined>;
+  endRefresh(
+    workspaceId: string,
+    id: string,
+    owner: string,
+    patch: AccountPatch,
+  ): Promise<Account | undefined>;
 }
 
 /** An OAuth client (the operator's OAuth app) of an app in a workspace. */
