@@ -1,13 +1,68 @@
 /**
  * An app prop: pick one of the workspace's connected accounts of that app (`{ authProvisionId }`),
- * or connect a new one (`POST /v1/accounts`: a name and the credential fields that become `$auth`;
- * credentials are write-only and never shown again).
+ * connect one through OAuth ({@link ConnectAccountButton}: a popup to the provider, when the app has
+ * an OAuth client), or add one with keys (`POST /v1/accounts`: a name and the credential fields that
+ * become `$auth`; credentials are write-only and never shown again).
  */
 import { useState } from "preact/hooks";
-import { type ApiError, api, listAll } from "../api";
+import { type ApiError, api, listAll, seg } from "../api";
+import { connectInPopup } from "../connect-popup";
 import { asApiError, useLoad } from "../hooks";
-import type { Account } from "../types";
+import type { Account, OAuthClient } from "../types";
 import { ErrorNote } from "../widgets";
+
+/** How an account reads in a picker: its name and id, and whether it needs reconnecting. */
+export const accountLabel = (a: Account) =>
+  `${a.name} (${a.id})${a.status === "needs_reconnect" ? " — needs reconnect" : ""}`;
+
+/**
+ * "Connect <app> account" (or "Reconnect" with `accountId`): runs the OAuth flow in a popup and
+ * calls `onConnected` with the account. Renders nothing when the app has no OAuth client.
+ * Self-contained: any form with an app prop can place it.
+ */
+export function ConnectAccountButton({
+  app,
+  accountId,
+  label,
+  onConnected,
+}: {
+  app: string;
+  accountId?: string;
+  label?: string;
+  onConnected: (account: Account) => void;
+}) {
+  const client = useLoad(
+    () => api<OAuthClient>("GET", `/v1/oauth_clients/${seg(app)}`).catch(() => null),
+    [app],
+  );
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | undefined>();
+  if (!client.data) return null;
+  return (
+    <>
+      <button
+        type="button"
+        class="small primary"
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          setError(undefined);
+          try {
+            onConnected(await connectInPopup(app, accountId ? { accountId } : {}));
+          } catch (e) {
+            setError(asApiError(e));
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {busy ? "Waiting for the sign-in…" : (label ?? `Connect ${app} account`)}
+      </button>
+      <ErrorNote error={error} label="Could not connect the account" />
+    </>
+  );
+}
+
 import { describedBy, FieldNotes, type FieldProps, LabelText } from "./fields";
 
 /** The account picker with its "Add account" form. */
@@ -36,10 +91,17 @@ export function AccountField(props: FieldProps) {
           <option value="">{accounts.loading ? "Loading accounts…" : `No ${app} account`}</option>
           {(accounts.data ?? []).map((a) => (
             <option key={a.id} value={a.id}>
-              {a.name} ({a.id})
+              {accountLabel(a)}
             </option>
           ))}
         </select>
+        <ConnectAccountButton
+          app={app}
+          onConnected={async (account) => {
+            await accounts.reload();
+            onChange({ authProvisionId: account.id });
+          }}
+        />
         <button type="button" class="small" aria-expanded={adding} onClick={() => setAdding(!adding)}>
           Add {app} account
         </button>
