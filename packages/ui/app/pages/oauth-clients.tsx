@@ -114,7 +114,6 @@ function ClientForm({ providers, onSaved }: { providers: Provider[]; onSaved: (c
         class="mono"
         type={type}
         autocomplete={type === "password" ? "new-password" : "off"}
-        list={key === "app" ? "oauth-providers" : undefined}
         value={fields[key]}
         onInput={set(key)}
       />
@@ -141,14 +140,22 @@ function ClientForm({ providers, onSaved }: { providers: Provider[]; onSaved: (c
   return (
     <fieldset class="subform">
       <legend>OAuth client</legend>
-      {input(
-        "app",
-        "App (name slug)",
-        "text",
-        known
-          ? `${known.name}: its endpoints are built in.`
-          : "An app of the catalogue, or any app slug with its endpoints below.",
-      )}
+      <div class="field">
+        <label for="oauth-app-slug">App (name slug)</label>
+        <input
+          id="oauth-app-slug"
+          class="mono"
+          list="oauth-providers"
+          autocomplete="off"
+          value={fields.app}
+          onInput={set("app")}
+        />
+        <p class="hint">
+          {known
+            ? `${known.name}: its endpoints are built in.`
+            : "An app of the catalogue, or any app slug with its endpoints below."}
+        </p>
+      </div>
       <datalist id="oauth-providers">
         {providers.map((p) => (
           <option key={p.app} value={p.app}>
