@@ -109,14 +109,18 @@ function ClientForm({ providers, onSaved }: { providers: Provider[]; onSaved: (c
   ) => (
     <div class="field">
       <label for={`oauth-${key}`}>{label}</label>
-      <input
-        id={`oauth-${key}`}
-        class="mono"
-        type={type}
-        autocomplete={type === "password" ? "new-password" : "off"}
-        value={fields[key]}
-        onInput={set(key)}
-      />
+      {type === "password" ? (
+        <input
+          id={`oauth-${key}`}
+          class="mono"
+          type="password"
+          autocomplete="new-password"
+          value={fields[key]}
+          onInput={set(key)}
+        />
+      ) : (
+        <input id={`oauth-${key}`} class="mono" autocomplete="off" value={fields[key]} onInput={set(key)} />
+      )}
       {hint ? <p class="hint">{hint}</p> : null}
     </div>
   );
