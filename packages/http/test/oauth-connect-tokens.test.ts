@@ -61,7 +61,9 @@ describe("connect tokens", () => {
     });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
     const back = await authorizeAs(started.body.data.authorize_url, "ada", CALLBACK);
-    const done = await api.raw(new URL(back).pathname + new URL(back).search).then((r) => r.json());
+    const done = await api
+      .raw(new URL(back).pathname + new URL(back).search)
+      .then((r) => r.json() as Promise<any>);
     expect(done.data.account).toMatchObject({ app: "acme", oauth: true, external_user_id: "ada" });
     const status = await api.call("GET", `/v1/accounts/connect/${started.body.data.state}`, { key: ada });
     expect(status.body.data).toMatchObject({ status: "connected", account: { id: done.data.account.id } });

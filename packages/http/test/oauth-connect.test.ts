@@ -53,7 +53,7 @@ async function connect(login: string, body: Record<string, unknown> = {}) {
 const callback = (url: string) =>
   api
     .raw(new URL(url).pathname + new URL(url).search)
-    .then(async (r) => ({ status: r.status, body: await r.json() }));
+    .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 const accounts = async () => (await api.call("GET", "/v1/accounts")).body.data as { id: string }[];
 
 beforeAll(async () => {
