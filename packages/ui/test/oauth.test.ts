@@ -176,7 +176,10 @@ describe.skipIf(BROWSER_MISSING !== undefined)("connecting accounts in chromium"
       .waitFor();
     await browser.capture("accounts-oauth");
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "OAuth clients" }).click();
-    await page.getByRole("row", { name: /Acme ID/ }).getByText(`${server.base}/oauth/callback`).waitFor();
+    await page
+      .getByRole("row", { name: /Acme ID/ })
+      .getByText(`${server.base}/oauth/callback`)
+      .waitFor();
     await browser.capture("oauth-clients");
   });
 

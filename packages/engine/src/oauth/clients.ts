@@ -67,6 +67,8 @@ export interface OAuthClientsApi {
   delete(workspaceId: string, app: string): Promise<void>;
   /** The catalogue: every known provider's settings, by app slug. */
   catalogue(): Record<string, OAuthSettings>;
+  /** The redirect URL every provider must have registered: `<baseUrl>/oauth/callback`. */
+  redirectUri(): string;
 }
 
 const TOKEN_AUTH: readonly TokenAuthMethod[] = ["client_secret_basic", "client_secret_post", "none"];
@@ -234,6 +236,7 @@ export function createOAuthClients(ctx: Pick<EngineContext, "store" | "box" | "b
       if (!(await store.oauthClients.delete(workspaceId, app)))
         throw new HooklineError("not_found", `No OAuth client for ${app} in this workspace`);
     },
+    redirectUri: () => redirectUriOf(ctx.baseUrl),
     catalogue() {
       return Object.fromEntries(
         Object.entries(OAUTH_CATALOGUE).map(([app, e]) => [app, withDefaults(app, e)]),

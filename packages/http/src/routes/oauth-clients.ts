@@ -82,9 +82,9 @@ export const oauthClientRoutes = [
     path: "/v1/oauth_providers",
     tag: "OAuth clients",
     summary: "The built-in catalogue of OAuth providers: their endpoints, scopes and $auth fields",
-    data: Type.Array(Type.Object({ app: Type.String(), ...Settings })),
-    async handler({ hookline, url }) {
-      const redirect = `${url.origin}/oauth/callback`;
+    data: Type.Array(Type.Object({ app: Type.String(), ...Settings, redirect_uri: Type.String() })),
+    async handler({ hookline }) {
+      const redirect = hookline.oauthClients.redirectUri();
       const list = Object.entries(hookline.oauthClients.catalogue()).map(([slug, s]) => ({
         app: slug,
         ...settingsJson(s),

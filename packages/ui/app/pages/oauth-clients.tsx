@@ -23,7 +23,8 @@ export function OAuthClientsPage() {
   const providers = useLoad(() => api<Provider[]>("GET", "/v1/oauth_providers"), []);
   const [toDelete, setToDelete] = useState<OAuthClient | undefined>();
   const [notice, notify] = useNotice();
-  const redirect = `${window.location.origin}/oauth/callback`;
+  // The server's own (its base URL's), which may differ from the address the browser used.
+  const redirect = providers.data?.[0]?.redirect_uri ?? `${window.location.origin}/oauth/callback`;
   return (
     <section>
       <h1>OAuth clients</h1>
