@@ -188,6 +188,37 @@ export function createConnect(
     return { account, reconnected: false };
   }
 
+  /**
+   * Takes a flow's state, once: it is marked busy first (a ticket that outlives it, so that `status`
+   * always finds the flow: state, then busy, then result), then taken; of two callbacks with one
+   * state, one gets it. Undefined when unknown, expired, altered or already taken.
+   */
+  async function claimState(state: string): Promise<{ workspaceId: string; data: StateData } | undefined> {
+    const key = ticketKey(state);
+    const found = await store.authTickets.get(TICKET.state, key);
+    let data: StateData;
+    try {
+      data = JSON.parse(box.open((found as { data: string }).data)) as StateData;
+    } catch {
+      return undefined; // none, or not sealed by this server's key
+    }
+    const owner = data.externalUserId !== undefined ? { externalUserId: data.externalUserId } : {};
+    const busy = await store.authTickets
+      .create({
+        kind: TICKET.busy,
+        key,
+        workspaceId: (found as { workspaceId: string }).workspaceId,
+        data: JSON.stringify(owner),
+        expiresAt: (found as { expiresAt: number }).expiresAt,
+      })
+      .then(
+        () => true,
+        () => false,
+      );
+    const taken = busy ? await store.authTickets.take(TICKET.state, key) : undefined;
+    return taken ? { workspaceId: taken.workspaceId, data } : undefined;
+  }
+
   return {
     async start(workspaceId, input, scope) {
       if (typeof input.app !== "string" || !/^[a-z0-9_]+$/.test(input.app)) {
@@ -268,13 +299,8 @@ export function createConnect(
           ok: false,
           error: new HooklineError("bad_request", "The callback needs state", { field: "state" }),
         };
-      const ticket = await store.authTickets.take(TICKET.state, ticketKey(state));
-      let data: StateData | undefined;
-      try {
-        data = ticket && (JSON.parse(box.open(ticket.data)) as StateData);
-      } catch {
-        data = undefined;
-      }
+      const ticket = await claimState(state);
+      const data = ticket?.data;
       if (!ticket || !data) {
         return {
           ok: false,
@@ -366,25 +392,32 @@ export function createConnect(
     },
 
     async status(workspaceId, state, scope) {
+      // Read in the order the callback writes (state, busy, result), backwards: a flow under way is
+      // always found in one of them.
       const key = ticketKey(state);
-      const result = await store.authTickets.get(TICKET.result, key);
       const notFound = () =>
         new HooklineError("not_found", "No connect flow with this state (unknown or expired)");
+      const mine = (ticket: { workspaceId: string }, owner: string | undefined) =>
+        ticket.workspaceId === workspaceId && (!scope || owner === scope.externalUserId);
+      const pending = await store.authTickets.get(TICKET.state, key);
+      if (pending) {
+        const data = JSON.parse(box.open(pending.data)) as StateData;
+        if (!mine(pending, data.externalUserId)) throw notFound();
+        return { status: "pending" };
+      }
+      const result = await store.authTickets.get(TICKET.result, key);
       if (result) {
         const data = JSON.parse(result.data) as ResultData;
-        if (result.workspaceId !== workspaceId || (scope && data.externalUserId !== scope.externalUserId))
-          throw notFound();
+        if (!mine(result, data.externalUserId)) throw notFound();
         if (data.status === "failed") return { status: "failed", error: data.error };
         const account = await store.accounts.get(workspaceId, data.accountId);
         return account ? { status: "connected", account: accountView(account) } : { status: "connected" };
       }
-      const pending = await store.authTickets.get(TICKET.state, key);
-      if (!pending || pending.workspaceId !== workspaceId) throw notFound();
-      if (scope) {
-        const data = JSON.parse(box.open(pending.data)) as StateData;
-        if (data.externalUserId !== scope.externalUserId) throw notFound();
+      const busy = await store.authTickets.get(TICKET.busy, key);
+      if (busy && mine(busy, (JSON.parse(busy.data) as { externalUserId?: string }).externalUserId)) {
+        return { status: "pending" };
       }
-      return { status: "pending" };
+      throw notFound();
     },
   };
 }

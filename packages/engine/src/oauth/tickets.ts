@@ -5,6 +5,8 @@ import { createHash, randomBytes } from "node:crypto";
 export const TICKET = {
   /** An OAuth flow under way, by its `state`: single use, 10 minutes. */
   state: "oauth_state",
+  /** A flow whose callback arrived and is being finished (it outlives the state), by its `state`. */
+  busy: "oauth_busy",
   /** How a flow ended, by its `state`: for the CLI and the hosted page that wait on it. */
   result: "oauth_result",
   /** An end user's connect token. */
