@@ -9,40 +9,41 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
 
-/** What the provider stores (its models), by `name:id`. */
-const rows = new Map<string, { payload: Record<string, unknown>; consumed?: number }>();
+type Rows = Map<string, { payload: Record<string, unknown>; consumed?: number }>;
 
-/** oidc-provider's storage: in memory, visible to the test. */
-class MemoryAdapter {
-  constructor(private readonly name: string) {}
-  private key(id: string) {
-    return `${this.name}:${id}`;
-  }
-  async upsert(id: string, payload: Record<string, unknown>) {
-    rows.set(this.key(id), { payload });
-  }
-  async find(id: string) {
-    const row = rows.get(this.key(id));
-    return row ? { ...row.payload, ...(row.consumed ? { consumed: row.consumed } : {}) } : undefined;
-  }
-  async findByUid(uid: string) {
-    for (const [key, row] of rows)
-      if (key.startsWith(`${this.name}:`) && row.payload.uid === uid) return row.payload;
-    return undefined;
-  }
-  async findByUserCode() {
-    return undefined;
-  }
-  async consume(id: string) {
-    const row = rows.get(this.key(id));
-    if (row) row.consumed = Math.floor(Date.now() / 1000);
-  }
-  async destroy(id: string) {
-    rows.delete(this.key(id));
-  }
-  async revokeByGrantId(grantId: string) {
-    for (const [key, row] of rows) if (row.payload.grantId === grantId) rows.delete(key);
-  }
+/** oidc-provider's storage: in memory (`rows`, by `name:id`), visible to the test. */
+function adapterOver(rows: Rows) {
+  return class MemoryAdapter {
+    constructor(private readonly name: string) {}
+    private key(id: string) {
+      return `${this.name}:${id}`;
+    }
+    async upsert(id: string, payload: Record<string, unknown>) {
+      rows.set(this.key(id), { payload });
+    }
+    async find(id: string) {
+      const row = rows.get(this.key(id));
+      return row ? { ...row.payload, ...(row.consumed ? { consumed: row.consumed } : {}) } : undefined;
+    }
+    async findByUid(uid: string) {
+      for (const [key, row] of rows)
+        if (key.startsWith(`${this.name}:`) && row.payload.uid === uid) return row.payload;
+      return undefined;
+    }
+    async findByUserCode() {
+      return undefined;
+    }
+    async consume(id: string) {
+      const row = rows.get(this.key(id));
+      if (row) row.consumed = Math.floor(Date.now() / 1000);
+    }
+    async destroy(id: string) {
+      rows.delete(this.key(id));
+    }
+    async revokeByGrantId(grantId: string) {
+      for (const [key, row] of rows) if (row.payload.grantId === grantId) rows.delete(key);
+    }
+  };
 }
 
 /** A running provider. */
@@ -77,8 +78,9 @@ export async function startProvider(redirectUris: string[]): Promise<TestProvide
   const issuer = `http://127.0.0.1:${port}`;
   const clientId = "hookline";
   const clientSecret = "provider-secret-for-tests";
+  const rows: Rows = new Map();
   const provider = new Provider(issuer, {
-    adapter: MemoryAdapter as never,
+    adapter: adapterOver(rows) as never,
     clients: [
       {
         client_id: clientId,
