@@ -82,7 +82,11 @@ describe("pd oauth-clients and pd accounts connect", () => {
     expect(JSON.stringify(listed)).not.toContain(provider.clientSecret);
 
     const connect = spawnPd(["accounts", "connect", "acme", "--name", "From the CLI"], { cwd, env });
-    const url = await waitFor(() => /^(http\S+)$/m.exec(connect.output.stdout)?.[1], 20_000, "the sign-in URL");
+    const url = await waitFor(
+      () => /^(http\S+)$/m.exec(connect.output.stdout)?.[1],
+      20_000,
+      "the sign-in URL",
+    );
     // The user opens the URL and signs in; the provider sends the browser to Hookline's callback.
     const callback = await authorizeAs(url, "ada", `${base}/oauth/callback`);
     expect((await fetch(callback)).status).toBe(200);

@@ -7,7 +7,7 @@ import type { DeliveryWorkerOptions, Destinations, Transport } from "@hookline/d
 import type { Limits, PackagesOptions, PoolOptions, Runtime } from "@hookline/runtime";
 import type { Store, StoredEvent } from "@hookline/store";
 import type { Clock } from "./clock.js";
-import type { OAuthOptions } from "./oauth/index.js";
+import type { OAuthOptions } from "./oauth/options.js";
 import type { RetentionOptions } from "./retention.js";
 
 /** Options of the delivery worker the engine runs (see `createDeliveryWorker` in `@hookline/delivery`). */

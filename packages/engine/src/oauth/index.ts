@@ -8,6 +8,7 @@ import type { EngineContext } from "../context.js";
 import { createOAuthClients } from "./clients.js";
 import { createConnect } from "./connect.js";
 import { createConnectTokens } from "./connect-tokens.js";
+import type { OAuthOptions } from "./options.js";
 import { createRefresher } from "./refresh.js";
 
 export type { OAuthSettings, TokenAuthMethod } from "./catalogue.js";
@@ -23,17 +24,7 @@ export type {
 } from "./connect.js";
 export type { ConnectTokenGrant, ConnectTokensApi } from "./connect-tokens.js";
 export { CONNECT_TOKEN_PREFIX } from "./connect-tokens.js";
-
-/** Options of managed auth (`createHookline({ oauth })`). */
-export interface OAuthOptions {
-  /**
-   * Origins besides the server's own that a connect flow may return to (`return_url`) and post its
-   * result to (`opener_origin`), such as the embedding app's front end. A connect token adds its own.
-   */
-  allowedOrigins?: string[];
-  /** Refresh an access token this long before it expires, ms (default 120,000). */
-  refreshSkewMs?: number;
-}
+export type { OAuthOptions } from "./options.js";
 
 /** Managed auth of one engine. @internal */
 export function createOAuth(
