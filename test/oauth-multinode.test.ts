@@ -9,19 +9,11 @@ import { createSqlStore, pgPoolClient } from "@hookline/store-sql";
 import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPg } from "../packages/store-sql/test/load-pg.js";
-import { authorizeAs, startProvider, type TestProvider } from "./oauth/_provider.js";
+import { apiCaller, authorizeAs, startProvider, type TestProvider } from "./oauth/_provider.js";
 
 const url = process.env.HOOKLINE_TEST_PG_URL;
 const BASE = "http://hookline.test";
 const CALLBACK = `${BASE}/oauth/callback`;
-
-const source = (api: string) => `export default { name: "Who", version: "0.1.0",
-  props: { acme: { type: "app", app: "acme" } },
-  async run() {
-    const res = await fetch(${JSON.stringify(api)}, { headers: { authorization: "Bearer " + this.acme.$auth.oauth_access_token } });
-    if (res.status !== 200) throw new Error("the API answered " + res.status);
-    this.$emit(await res.json());
-  } };`;
 
 /** Two stores over the same data, and how to drop them. */
 type Pair = { stores: [Store, Store]; close(): Promise<void> };
@@ -89,32 +81,30 @@ describe.each(kinds)("two nodes on %s", (_name, makePair, enabled) => {
     async () => {
       const [a, b] = nodes as [Hookline, Hookline];
       const ws = await a.workspaces.create({ name: "two nodes" });
-      await a.oauthClients.put(ws.id, "acme", {
-        client_id: provider.clientId,
-        client_secret: provider.clientSecret,
-        authorize_url: `${provider.issuer}/auth`,
-        token_url: `${provider.issuer}/token`,
-        issuer: provider.issuer,
-        scopes: ["openid", "offline_access"],
-      });
+      await a.oauthClients.put(ws.id, "acme", provider.client);
       const started = await a.connect.start(ws.id, { app: "acme" });
       const back = new URL(await authorizeAs(started.authorizeUrl, "ada", CALLBACK));
       const done = await b.connect.finish(back.searchParams);
       if (!done.ok) throw done.error;
       const deployed = await a.sources.deploy(ws.id, {
-        code: { code: source(`${provider.api}/me`) },
+        code: { code: apiCaller(`${provider.api}/me`) },
         props: { acme: { authProvisionId: done.account.id } },
       });
       // Both nodes run it once: each keeps a sandbox with the first token.
       for (const node of nodes)
-        expect((await node.sources.run(ws.id, deployed.id)).emitted[0]?.body).toEqual({ sub: "ada" });
+        expect((await node.sources.run(ws.id, deployed.id)).emitted[0]?.body).toMatchObject({
+          me: { sub: "ada" },
+        });
 
       provider.expireAccessTokens();
       clock.advance(3_600_000);
       const before = { ...provider.counts };
       const runs = await Promise.all([a.sources.run(ws.id, deployed.id), b.sources.run(ws.id, deployed.id)]);
       expect(runs.map((r) => r.error?.message)).toEqual([undefined, undefined]);
-      expect(runs.map((r) => r.emitted[0]?.body)).toEqual([{ sub: "ada" }, { sub: "ada" }]);
+      expect(runs.map((r) => (r.emitted[0]?.body as { me: unknown }).me)).toEqual([
+        { sub: "ada" },
+        { sub: "ada" },
+      ]);
       expect(provider.counts.refresh_token - before.refresh_token).toBe(1);
       expect(provider.counts.refreshed - before.refreshed).toBe(1);
       expect((await b.accounts.get(ws.id, done.account.id)).status).toBe("active");

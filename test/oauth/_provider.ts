@@ -54,6 +54,17 @@ export interface TestProvider {
   clientSecret: string;
   /** The loopback API: `GET <api>/me` answers `{ sub }` to a live access token, 401 otherwise. */
   api: string;
+  /** The settings of a Hookline OAuth client for this provider (`PUT /v1/oauth_clients/{app}`'s body). */
+  client: {
+    client_id: string;
+    client_secret: string;
+    name: string;
+    authorize_url: string;
+    token_url: string;
+    issuer: string;
+    scopes: string[];
+    user_info: { url: string; fields: Record<string, string> };
+  };
   /** Requests to the token endpoint by grant type, and the refreshes that succeeded. */
   counts: { authorization_code: number; refresh_token: number; refreshed: number };
   /** Every access token issued so far stops working (as when they expire). */
@@ -140,6 +151,16 @@ export async function startProvider(redirectUris: string[]): Promise<TestProvide
     clientId,
     clientSecret,
     api: `http://127.0.0.1:${apiPort}`,
+    client: {
+      client_id: clientId,
+      client_secret: clientSecret,
+      name: "Acme ID",
+      authorize_url: `${issuer}/auth`,
+      token_url: `${issuer}/token`,
+      issuer,
+      scopes: ["openid", "offline_access"],
+      user_info: { url: `${issuer}/me`, fields: { oauth_uid: "sub" } },
+    },
     counts,
     expireAccessTokens() {
       for (const key of [...rows.keys()]) if (key.startsWith("AccessToken:")) rows.delete(key);
@@ -213,3 +234,19 @@ export async function authorizeAs(
   }
   throw new Error("Too many redirects at the provider");
 }
+
+/**
+ * A source whose run calls the provider's API at `url` with its `acme` account's access token, and
+ * emits what the API answers (the user's `sub`) with the account's `oauth_uid`.
+ */
+export const apiCaller = (url: string, key = "acme-who-am-i"): string => `export default {
+  key: ${JSON.stringify(key)},
+  name: "Who am I",
+  version: "0.1.0",
+  props: { acme: { type: "app", app: "acme" } },
+  async run() {
+    const res = await fetch(${JSON.stringify(url)}, { headers: { authorization: "Bearer " + this.acme.$auth.oauth_access_token } });
+    if (res.status !== 200) throw new Error("the API answered " + res.status);
+    this.$emit({ me: await res.json(), uid: this.acme.$auth.oauth_uid, client: this.acme.$auth.oauth_client_id });
+  },
+};`;

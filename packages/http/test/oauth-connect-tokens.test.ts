@@ -28,16 +28,7 @@ async function mint(user: string, extra: Record<string, unknown> = {}) {
 beforeAll(async () => {
   provider = await startProvider([CALLBACK]);
   api = await startApi("fetch", { engine: { baseUrl: BASE } });
-  await api.call("PUT", "/v1/oauth_clients/acme", {
-    body: {
-      client_id: provider.clientId,
-      client_secret: provider.clientSecret,
-      authorize_url: `${provider.issuer}/auth`,
-      token_url: `${provider.issuer}/token`,
-      issuer: provider.issuer,
-      scopes: ["openid", "offline_access"],
-    },
-  });
+  await api.call("PUT", "/v1/oauth_clients/acme", { body: provider.client });
   ada = await mint("ada", { allowed_origins: [APP_ORIGIN] });
   bob = await mint("bob");
   const created = await api.call("POST", "/v1/accounts", {

@@ -4,7 +4,7 @@
 // the workspace's event, PATCH, end-user app props. Connect tokens are in oauth-connect-tokens.test.ts.
 import { createFakeClock, type FakeClock } from "@hookline/engine";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { authorizeAs, startProvider, type TestProvider } from "../../../test/oauth/_provider.js";
+import { apiCaller, authorizeAs, startProvider, type TestProvider } from "../../../test/oauth/_provider.js";
 import { type Api, startApi } from "./_harness.js";
 
 const BASE = "http://hookline.test";
@@ -15,30 +15,8 @@ let provider: TestProvider;
 let api: Api;
 let clock: FakeClock;
 
-/** The source the tests deploy: its run calls the provider's API with the account's token. */
-const CALLER = `export default { name: "Who am I", version: "0.1.0",
-  props: { acme: { type: "app", app: "acme" } },
-  async run() {
-    const res = await fetch(process.env.API_URL ?? this.acme.$auth.api_url, { headers: { authorization: "Bearer " + this.acme.$auth.oauth_access_token } });
-    if (res.status !== 200) throw new Error("the API answered " + res.status);
-    this.$emit({ me: await res.json(), uid: this.acme.$auth.oauth_uid, client: this.acme.$auth.oauth_client_id });
-  } };`;
-
 async function putClient(extra: Record<string, unknown> = {}) {
-  return api.call("PUT", "/v1/oauth_clients/acme", {
-    body: {
-      client_id: provider.clientId,
-      client_secret: provider.clientSecret,
-      name: "Acme ID",
-      authorize_url: `${provider.issuer}/auth`,
-      token_url: `${provider.issuer}/token`,
-      issuer: provider.issuer,
-      scopes: ["openid", "offline_access", "api"],
-      user_info: { url: `${provider.issuer}/me`, fields: { oauth_uid: "sub", display: "name" } },
-      auth_fields: { api_url: "{api}" },
-      ...extra,
-    },
-  });
+  return api.call("PUT", "/v1/oauth_clients/acme", { body: { ...provider.client, ...extra } });
 }
 
 async function connect(login: string, body: Record<string, unknown> = {}) {
@@ -172,7 +150,7 @@ describe("the connect flow", () => {
 
     const source = await api.call("POST", "/v1/sources", {
       body: {
-        component_code: CALLER.replace("process.env.API_URL", JSON.stringify(`${provider.api}/me`)),
+        component_code: apiCaller(`${provider.api}/me`),
         configured_props: { acme: { authProvisionId: account.id } },
       },
     });
@@ -357,7 +335,7 @@ describe("accounts", () => {
     const flow = await connect("erin", { external_user_id: "user-erin" });
     const account = (await callback(flow.callback)).body.data.account;
     expect(account.external_user_id).toBe("user-erin");
-    const code = CALLER.replace("process.env.API_URL", JSON.stringify(`${provider.api}/me`));
+    const code = apiCaller(`${provider.api}/me`);
     const none = await api.call("POST", "/v1/sources", {
       body: { component_code: code, configured_props: { acme: { externalUserId: "nobody" } } },
     });

@@ -12,22 +12,10 @@ import { createFakeClock } from "@hookline/engine";
 import { build } from "esbuild";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startProvider, type TestProvider } from "../../../test/oauth/_provider.js";
+import { apiCaller, startProvider, type TestProvider } from "../../../test/oauth/_provider.js";
 import { ensureUiBuilt } from "../ensure-built.js";
 import { BROWSER_MISSING, type Browser, openBrowser } from "./_browser.js";
 import { startServer, type TestServer } from "./_server.js";
-
-const WHO_AM_I = (api: string) => `export default {
-  key: "acme-who-am-i",
-  name: "Who am I",
-  version: "0.1.0",
-  props: { acme: { type: "app", app: "acme" } },
-  async run() {
-    const res = await fetch(${JSON.stringify(api)}, { headers: { authorization: "Bearer " + this.acme.$auth.oauth_access_token } });
-    if (res.status !== 200) throw new Error("the API answered " + res.status);
-    this.$emit({ me: await res.json(), uid: this.acme.$auth.oauth_uid });
-  },
-};`;
 
 /** The embedding app: its page (another origin) and its server's route minting connect tokens. */
 async function startEmbedder(server: TestServer): Promise<{ origin: string; close(): Promise<void> }> {
@@ -111,17 +99,8 @@ describe.skipIf(BROWSER_MISSING !== undefined)("connecting accounts in chromium"
     [server, browser] = await Promise.all([startServer({ clock }), openBrowser()]);
     provider = await startProvider([`${server.base}/oauth/callback`]);
     embedder = await startEmbedder(server);
-    await server.api("PUT", "/v1/oauth_clients/acme", {
-      client_id: provider.clientId,
-      client_secret: provider.clientSecret,
-      name: "Acme ID",
-      authorize_url: `${provider.issuer}/auth`,
-      token_url: `${provider.issuer}/token`,
-      issuer: provider.issuer,
-      scopes: ["openid", "offline_access"],
-      user_info: { url: `${provider.issuer}/me`, fields: { oauth_uid: "sub" } },
-    });
-    await server.api("POST", "/v1/components/registry", { component_code: WHO_AM_I(`${provider.api}/me`) });
+    await server.api("PUT", "/v1/oauth_clients/acme", provider.client);
+    await server.api("POST", "/v1/components/registry", { component_code: apiCaller(`${provider.api}/me`) });
   }, 120_000);
 
   afterAll(async () => {
@@ -154,7 +133,7 @@ describe.skipIf(BROWSER_MISSING !== undefined)("connecting accounts in chromium"
     });
 
     const run = async () => server.api("POST", `/v1/sources/${sourceId}/run`);
-    expect((await run()).emitted[0].event).toEqual({ me: { sub: "ada" }, uid: "ada" });
+    expect((await run()).emitted[0].event).toEqual({ me: { sub: "ada" }, uid: "ada", client: "hookline" });
     // The provider expires the token (and the engine's clock passes its expiry): the run refreshes first.
     provider.expireAccessTokens();
     clock.advance(3_600_000);
