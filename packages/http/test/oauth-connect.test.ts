@@ -347,5 +347,29 @@ describe("accounts", () => {
     const run = await api.call("POST", `/v1/sources/${source.body.data.id}/run`);
     expect(run.body.data.emitted[0].event.me).toEqual({ sub: "erin" });
     await api.call("DELETE", `/v1/sources/${source.body.data.id}`);
+
+    // A workflow step picks it the same way, and refreshes it when due (its log says so).
+    const step = `export default defineComponent({ props: { acme: { type: "app", app: "acme" } },
+      async run() {
+        const res = await fetch(${JSON.stringify(`${provider.api}/me`)}, { headers: { authorization: "Bearer " + this.acme.$auth.oauth_access_token } });
+        return await res.json();
+      } })`;
+    const wf = await api.call("POST", "/v1/workflows", {
+      body: {
+        name: "end user",
+        trigger: { type: "manual" },
+        steps: [
+          { name: "who", component_code: step, configured_props: { acme: { externalUserId: "user-erin" } } },
+        ],
+      },
+    });
+    expect(wf.status, JSON.stringify(wf.body)).toBe(200);
+    provider.expireAccessTokens();
+    clock.advance(3_600_000);
+    const exe = await api.call("POST", `/v1/workflows/${wf.body.data.id}/run`, { body: { event: {} } });
+    expect(exe.body.data.steps[0].return_value).toEqual({ sub: "erin" });
+    expect(JSON.stringify(exe.body.data.steps[0].logs)).toContain(
+      `account ${account.id} (acme, end user user-erin): OAuth token refreshed`,
+    );
   });
 });
