@@ -5,7 +5,7 @@
  * become `$auth`; credentials are write-only and never shown again).
  */
 import { useState } from "preact/hooks";
-import { type ApiError, api, listAll, seg } from "../api";
+import { type ApiError, api, listAll } from "../api";
 import { connectInPopup } from "../connect-popup";
 import { asApiError, useLoad } from "../hooks";
 import type { Account, OAuthClient } from "../types";
@@ -31,8 +31,9 @@ export function ConnectAccountButton({
   label?: string;
   onConnected: (account: Account) => void;
 }) {
+  // The list, not GET /v1/oauth_clients/{app}: an app without a client is no error to log.
   const client = useLoad(
-    () => api<OAuthClient>("GET", `/v1/oauth_clients/${seg(app)}`).catch(() => null),
+    async () => (await api<OAuthClient[]>("GET", "/v1/oauth_clients")).find((c) => c.app === app) ?? null,
     [app],
   );
   const [busy, setBusy] = useState(false);
