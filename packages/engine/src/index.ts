@@ -29,6 +29,7 @@ export type { HooklineEvents } from "./events.js";
 export { createHookline, type Hookline } from "./hookline.js";
 export type { IngressRequest } from "./http-event.js";
 export {
+  type CatalogueEntry,
   CONNECT_TOKEN_PREFIX,
   type ConnectApi,
   type ConnectFinished,

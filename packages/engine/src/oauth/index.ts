@@ -11,7 +11,7 @@ import { createConnectTokens } from "./connect-tokens.js";
 import type { OAuthOptions } from "./options.js";
 import { createRefresher } from "./refresh.js";
 
-export type { OAuthSettings, TokenAuthMethod } from "./catalogue.js";
+export type { CatalogueEntry, OAuthSettings, TokenAuthMethod } from "./catalogue.js";
 export { OAUTH_CATALOGUE } from "./catalogue.js";
 export type { OAuthClientInput, OAuthClientsApi, OAuthClientView } from "./clients.js";
 export type {
