@@ -57,7 +57,6 @@ export const ERROR_CODES = {
   oauth_denied: 400,
   oauth_exchange_failed: 400,
   oauth_provider_error: 502,
-  account_needs_reconnect: 409,
 
   // The component registry (@hookline/engine).
   component_version_exists: 409,

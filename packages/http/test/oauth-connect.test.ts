@@ -112,6 +112,23 @@ describe("OAuth clients", () => {
     expect((await api.call("GET", "/v1/oauth_clients/github")).status).toBe(404);
   });
 
+  it("the OpenAPI document describes the managed-auth routes", async () => {
+    const doc = (await api.call("GET", "/v1/openapi.json", { key: null })).body;
+    for (const [path, method] of [
+      ["/v1/accounts/connect", "post"],
+      ["/v1/accounts/connect/{state}", "get"],
+      ["/v1/accounts/{id}", "patch"],
+      ["/v1/oauth_clients/{app}", "put"],
+      ["/v1/oauth_providers", "get"],
+      ["/v1/connect/tokens", "post"],
+      ["/oauth/callback", "get"],
+      ["/oauth/connect", "get"],
+    ] as const) {
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    expect(doc.paths["/oauth/callback"].get.security).toEqual([]);
+  });
+
   it("connecting an app without a client is 422 oauth_not_configured", async () => {
     const res = await api.call("POST", "/v1/accounts/connect", { body: { app: "nothing_here" } });
     expect([res.status, res.body.error.code]).toEqual([422, "oauth_not_configured"]);
