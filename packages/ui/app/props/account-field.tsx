@@ -11,6 +11,9 @@ import { asApiError, useLoad } from "../hooks";
 import type { Account, OAuthClient } from "../types";
 import { ErrorNote } from "../widgets";
 
+/** The picker's value of an end user's account (`{ externalUserId }`). */
+const END_USER = "end-user:";
+
 /** How an account reads in a picker: its name and id, and whether it needs reconnecting. */
 export const accountLabel = (a: Account) =>
   `${a.name} (${a.id})${a.status === "needs_reconnect" ? " — needs reconnect" : ""}`;
@@ -72,7 +75,11 @@ export function AccountField(props: FieldProps) {
   const app = prop.app ?? prop.name;
   const accounts = useLoad(() => listAll<Account>("/v1/accounts", { app }), [app]);
   const [adding, setAdding] = useState(false);
-  const chosen = (value as { authProvisionId?: string } | undefined)?.authProvisionId ?? "";
+  // A value set through the API may name an end user's account (`{ externalUserId }`, Connect): kept as an option.
+  const endUser = (value as { externalUserId?: string } | undefined)?.externalUserId;
+  const chosen = endUser
+    ? `${END_USER}${endUser}`
+    : ((value as { authProvisionId?: string } | undefined)?.authProvisionId ?? "");
   return (
     <div class="field">
       <label for={id}>
@@ -85,11 +92,19 @@ export function AccountField(props: FieldProps) {
           aria-describedby={describedBy(id, prop, error)}
           aria-invalid={error ? true : undefined}
           value={chosen}
-          onChange={(e) =>
-            onChange(e.currentTarget.value ? { authProvisionId: e.currentTarget.value } : undefined)
-          }
+          onChange={(e) => {
+            const v = e.currentTarget.value;
+            onChange(
+              v.startsWith(END_USER)
+                ? { externalUserId: v.slice(END_USER.length) }
+                : v
+                  ? { authProvisionId: v }
+                  : undefined,
+            );
+          }}
         >
           <option value="">{accounts.loading ? "Loading accounts…" : `No ${app} account`}</option>
+          {endUser ? <option value={`${END_USER}${endUser}`}>End user {endUser}'s account</option> : null}
           {(accounts.data ?? []).map((a) => (
             <option key={a.id} value={a.id}>
               {accountLabel(a)}
