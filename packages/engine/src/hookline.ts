@@ -81,6 +81,12 @@ export interface Hookline {
   readonly connect: ConnectApi;
   /** Connect tokens (`ctok_...`): an embedding app's end user's reach (their connect flow and accounts). */
   readonly connectTokens: ConnectTokensApi;
+  /**
+   * OAuth tokens are refreshed when used within `oauth.refreshSkewMs` of their expiry, and ahead of
+   * use by a loop that `start()` runs every `oauth.refreshIntervalMs`; `refreshDue()` runs one pass
+   * now and resolves with how many tokens it refreshed.
+   */
+  readonly oauth: { refreshDue(): Promise<number> };
   /** Saved components (`sc_...`). */
   readonly components: ComponentsApi;
   /** The component registry: publish by key and semantic version, privately or publicly; list; read. */
@@ -347,6 +353,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     oauthClients: oauth.clients,
     connect: oauth.connect,
     connectTokens: oauth.connectTokens,
+    oauth: { refreshDue: () => (oauth as ReturnType<typeof createOAuth>).refresher.refreshDue() },
     components: createComponentsApi(ctx),
     registry: ctx.registry.api,
     sources: createSourcesApi(ctx),
@@ -378,6 +385,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
         if (closed) return;
         worker?.start();
         timerLoop.start();
+        oauth?.loop.start();
         await apphooks.catchUp();
         workflows.start(options.timerPollMs ?? 1000);
       })();
@@ -387,6 +395,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       closed = true;
       await fanout.close();
       timerLoop.stop();
+      await oauth?.loop.stop();
       await apphooks.close();
       await ctx.mounts.drain();
       await workflows.close();

@@ -320,6 +320,24 @@ describe("the connect flow", () => {
   });
 });
 
+describe("refreshing ahead of use", () => {
+  it("refreshes the tokens about to expire, once, without a run", async () => {
+    await putClient();
+    const flow = await connect("fay");
+    const account = (await callback(flow.callback)).body.data.account;
+    expect(await api.hookline.oauth.refreshDue()).toBe(0);
+    // Within the skew (2 minutes) of its expiry: refreshed now; then not due again.
+    clock.set(account.expires_at * 1000 - 60_000);
+    const before = provider.counts.refreshed;
+    expect(await api.hookline.oauth.refreshDue()).toBeGreaterThanOrEqual(1);
+    expect(provider.counts.refreshed).toBeGreaterThan(before);
+    const after = (await api.call("GET", `/v1/accounts/${account.id}`)).body.data;
+    expect(after.expires_at).toBeGreaterThan(account.expires_at);
+    expect(after.status).toBe("active");
+    expect(await api.hookline.oauth.refreshDue()).toBe(0);
+  });
+});
+
 describe("accounts", () => {
   it("PATCH renames and sets key fields; an OAuth account's tokens are the engine's", async () => {
     const key = await api.call("POST", "/v1/accounts", {

@@ -423,6 +423,7 @@ ALTER TABLE accounts ADD COLUMN expires_at bigint;
 ALTER TABLE accounts ADD COLUMN refresh_owner text;
 ALTER TABLE accounts ADD COLUMN refresh_until bigint;
 CREATE INDEX accounts_external_user ON accounts (workspace_id, external_user_id, ord) WHERE external_user_id IS NOT NULL;
+CREATE INDEX accounts_expiring ON accounts (expires_at) WHERE oauth AND status = 'active' AND expires_at IS NOT NULL;
 CREATE TABLE oauth_clients (
   workspace_id text COLLATE "C" NOT NULL,
   app text COLLATE "C" NOT NULL,

@@ -35,10 +35,34 @@ export function createOAuth(
   options: OAuthOptions = {},
 ) {
   const clients = createOAuthClients(ctx);
+  const refresher = createRefresher(ctx, clients.resolve, options.refreshSkewMs ?? 120_000);
+  const every = options.refreshIntervalMs ?? 60_000;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let running: Promise<unknown> | undefined;
   return {
     clients: clients.api,
     connect: createConnect(ctx, clients.resolve, options.allowedOrigins ?? []),
     connectTokens: createConnectTokens(ctx),
-    refresher: createRefresher(ctx, clients.resolve, options.refreshSkewMs ?? 120_000),
+    refresher,
+    /** Refreshes the tokens due every `refreshIntervalMs` (one pass at a time), until `stop`. */
+    loop: {
+      start() {
+        if (every === false || timer) return;
+        timer = setInterval(() => {
+          running ??= refresher
+            .refreshDue()
+            .catch((error: unknown) => console.error("[hookline] refreshing OAuth tokens failed:", error))
+            .finally(() => {
+              running = undefined;
+            });
+        }, every);
+        timer.unref();
+      },
+      async stop() {
+        clearInterval(timer);
+        timer = undefined;
+        await running;
+      },
+    },
   };
 }

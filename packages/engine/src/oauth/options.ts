@@ -9,4 +9,9 @@ export interface OAuthOptions {
   allowedOrigins?: string[];
   /** Refresh an access token this long before it expires, ms (default 120,000). */
   refreshSkewMs?: number;
+  /**
+   * How often a started engine refreshes the tokens due (ahead of their use), ms (default 60,000);
+   * `false`: only when used.
+   */
+  refreshIntervalMs?: number | false;
 }

@@ -22,6 +22,11 @@ export interface Refresher {
   credentials(account: Account, log?: AuthLog): Promise<Record<string, unknown>>;
   /** Whether the account's token is due for a refresh now (by the engine's clock). */
   due(account: Pick<Account, "oauth" | "expiresAt" | "status">): boolean;
+  /**
+   * Refreshes, one after the other, the tokens of every workspace that are due now (at most 100):
+   * ahead of their use, so that a run does not wait for a refresh. Resolves with how many were refreshed.
+   */
+  refreshDue(): Promise<number>;
 }
 
 /** How long a node may hold a refresh lease. */
@@ -33,7 +38,7 @@ const MAX_WAITS = LEASE_MS / WAIT_MS;
 const GRANT_GONE = new Set(["invalid_grant"]);
 
 type Note = { level: "info" | "warn" | "error"; message: string };
-type Outcome = { account: Account; note?: Note };
+type Outcome = { account: Account; note?: Note; refreshed?: true };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -165,11 +170,33 @@ export function createRefresher(
       change: "refreshed",
       ...(updated.externalUserId !== undefined ? { externalUserId: updated.externalUserId } : {}),
     });
-    return { account: updated, note: { level: "info", message: `${label(updated)}: OAuth token refreshed` } };
+    return {
+      account: updated,
+      note: { level: "info", message: `${label(updated)}: OAuth token refreshed` },
+      refreshed: true,
+    };
+  }
+
+  /** The refresh of a due account (shared by concurrent callers on this node); undefined when not due. */
+  function refreshed(account: Account): Promise<Outcome> | undefined {
+    if (!due(account)) return undefined;
+    let pending = inFlight.get(account.id);
+    if (!pending) {
+      pending = refresh(account).finally(() => inFlight.delete(account.id));
+      inFlight.set(account.id, pending);
+    }
+    return pending;
   }
 
   return {
     due,
+    async refreshDue() {
+      let count = 0;
+      for (const account of await store.accounts.listExpiring(ctx.clock.now() + skewMs, 100)) {
+        if ((await refreshed(account))?.refreshed) count++;
+      }
+      return count;
+    },
     async credentials(account, log) {
       if (!account.oauth) return open(account);
       if (account.status === "needs_reconnect") {
@@ -177,15 +204,9 @@ export function createRefresher(
         log?.(note.level, note.message);
         return open(account);
       }
-      if (!due(account)) return open(account);
-      let pending = inFlight.get(account.id);
-      if (!pending) {
-        pending = refresh(account).finally(() => inFlight.delete(account.id));
-        inFlight.set(account.id, pending);
-      }
-      const outcome = await pending;
-      if (outcome.note) log?.(outcome.note.level, outcome.note.message);
-      return open(outcome.account);
+      const outcome = await refreshed(account);
+      if (outcome?.note) log?.(outcome.note.level, outcome.note.message);
+      return open(outcome?.account ?? account);
     },
   };
 }

@@ -81,6 +81,15 @@ export function sqlAccounts(c: SqlContext): AccountStore {
       ]);
       return rows.length > 0;
     },
+    async listExpiring(before, limit) {
+      const rows = await c.run(
+        `SELECT ${cols(ACCOUNT)} FROM accounts t
+         WHERE t.oauth AND t.status = 'active' AND t.expires_at <= $1
+         ORDER BY t.expires_at LIMIT $2`,
+        [before, limit],
+      );
+      return rows.map(toAccount);
+    },
     async claimRefresh(workspaceId, id, owner, leaseMs) {
       const now = c.clock();
       // One statement: of two nodes claiming at once, the row lock lets one through and the

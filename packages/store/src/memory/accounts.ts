@@ -48,6 +48,14 @@ export function memoryAccounts(s: MemoryState): AccountStore {
       s.accountLeases.delete(id);
       return s.accounts.delete(id);
     },
+    async listExpiring(before, limit) {
+      s.open();
+      const due = [...s.accounts.values()].filter(
+        (a) => a.oauth && a.status === "active" && a.expiresAt !== undefined && a.expiresAt <= before,
+      );
+      due.sort((x, y) => (x.expiresAt as number) - (y.expiresAt as number));
+      return copy(due.slice(0, limit));
+    },
     async claimRefresh(workspaceId, id, owner, leaseMs) {
       s.open();
       const row = inWorkspace(s.accounts.get(id), workspaceId);

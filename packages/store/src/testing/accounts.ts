@@ -45,6 +45,21 @@ export function accountsSuite(t: SuiteContext): void {
       expect(await accounts.get(ws, ada.id)).toEqual(marked);
     });
 
+    t.test("expiring OAuth accounts of every workspace, soonest first", async () => {
+      const accounts = t.store.accounts;
+      const [w1, w2] = [await t.workspace(), await t.workspace()];
+      // Far in the past, so that other tests' accounts (expiring now or later) are not in the window.
+      const base = { app: "github", name: "x", credentials: "c", oauth: true };
+      const late = await accounts.create({ ...base, workspaceId: w1, expiresAt: 30 });
+      const soon = await accounts.create({ ...base, workspaceId: w2, expiresAt: 10 });
+      const gone = await accounts.create({ ...base, workspaceId: w1, expiresAt: 20 });
+      await accounts.update(w1, gone.id, { status: "needs_reconnect" });
+      await accounts.create({ ...base, workspaceId: w1, oauth: false, expiresAt: 5 });
+      await accounts.create({ ...base, workspaceId: w1, expiresAt: 50 });
+      expect((await accounts.listExpiring(40, 10)).map((a) => a.id)).toEqual([soon.id, late.id]);
+      expect((await accounts.listExpiring(40, 1)).map((a) => a.id)).toEqual([soon.id]);
+    });
+
     t.test("the refresh lease: one holder at a time, renewed by its owner, fenced once lost", async () => {
       const ws = await t.workspace();
       const accounts = t.store.accounts;

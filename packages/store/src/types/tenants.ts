@@ -148,6 +148,11 @@ export interface AccountStore {
   /** Deletes an account; false when not found. */
   delete(workspaceId: string, id: string): Promise<boolean>;
   /**
+   * Active OAuth accounts of every workspace whose access token expires at or before `before`
+   * (epoch ms), soonest first, at most `limit`: what a node refreshes ahead of time.
+   */
+  listExpiring(before: number, limit: number): Promise<Account[]>;
+  /**
    * Takes the account's refresh lease for `owner` until `leaseMs` from now (store clock), unless
    * another owner holds an unexpired one: one OAuth refresh at a time across every node sharing the
    * store. Resolves with the account as it is now when taken, undefined when held elsewhere or not
