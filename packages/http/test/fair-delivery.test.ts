@@ -57,7 +57,7 @@ describe("fair delivery through the REST API (default worker settings)", () => {
     // ended attempt is recorded on its delivery).
     while (healthy.requests.length < 20) await new Promise((resolve) => setTimeout(resolve, 20));
     for (const id of dead) {
-      const deliveries = await api.call("GET", `/v1/webhooks/${id}/deliveries`, { query: { limit: 100 } });
+      const deliveries = await api.call("GET", `/v1/webhooks/${id}/deliveries`, { query: { limit: "100" } });
       const ended = deliveries.body.data.flatMap((d: { attempt_log: unknown[] }) => d.attempt_log);
       expect(ended).toEqual([]);
     }
