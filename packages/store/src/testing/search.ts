@@ -45,6 +45,14 @@ const FILTERS: Record<string, unknown>[] = [
   { $or: [{ "event.total": { $lt: 0 } }, { "event.tags": { $contains: "eu" } }] },
   { $not: { "event.type": "order.created" } },
   { "event.customer.name": "\ud800" },
+  // Names every object inherits: no event has them (JSON has no prototype), in every store.
+  { valueOf: 1 },
+  { toString: { $gt: 0 } },
+  { "constructor.name": "Object" },
+  { "event.constructor": { $exists: true } },
+  { "event.toString": { $exists: false } },
+  { "event.__proto__": { $ne: null } },
+  { "metadata.valueOf": { $lt: 5 } },
 ];
 
 /** Registers the search tests. */
