@@ -23,7 +23,9 @@ describe("pd serve: a delayed run survives a crash", () => {
     return { status: res.status, body: (await res.json()) as { data: any } };
   };
 
-  it("resumes the run after a restart and finishes it once it is due and the server is up", { timeout: 120_000 }, async () => {
+  it("resumes the run after a restart and finishes it once it is due and the server is up", {
+    timeout: 120_000,
+  }, async () => {
     server = await serve(["--data-dir", "data"], { cwd, env }, 60_000);
     const created = await api("/v1/workflows", {
       method: "POST",
