@@ -33,7 +33,9 @@ vi.mock("node:dns", async (importOriginal) => {
 
 function resolve(host: string, all: boolean): Promise<{ err: NodeJS.ErrnoException | null; found: unknown }> {
   const lookup = createGuardedLookup({});
-  return new Promise((done) => lookup(host, { all }, (err, found) => done({ err, found })));
+  return new Promise((done) =>
+    lookup(host, { all }, (err: NodeJS.ErrnoException | null, found: unknown) => done({ err, found })),
+  );
 }
 
 describe("createGuardedLookup with a name of several addresses", () => {
