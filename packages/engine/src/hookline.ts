@@ -160,7 +160,7 @@ export interface Hookline {
    * rejects with `configuration_error` naming `HOOKLINE_SECRETS_KEY`, and nothing starts.
    */
   start(): Promise<void>;
-  /** The delivery worker (undefined when `worker: false`); tests drive it with `runOnce()`. */
+  /** The delivery worker (undefined when `worker: false`); `start()` starts it. */
   readonly worker: DeliveryWorker | undefined;
   /**
    * Stops the loops, drains in-flight deliveries (releasing what does not finish), unmounts every
