@@ -101,7 +101,7 @@ describe.each(kinds)("two nodes on %s", (_name, makePair, enabled) => {
       const before = { ...provider.counts };
       const runs = await Promise.all([a.sources.run(ws.id, deployed.id), b.sources.run(ws.id, deployed.id)]);
       expect(runs.map((r) => r.error?.message)).toEqual([undefined, undefined]);
-      expect(runs.map((r) => (r.emitted[0]?.body as { me: unknown }).me)).toEqual([
+      expect(runs.map((r) => (r.emitted[0]?.body as { me?: unknown } | undefined)?.me)).toEqual([
         { sub: "ada" },
         { sub: "ada" },
       ]);
