@@ -158,7 +158,8 @@ export function createConnect(
       .catch(() => undefined); // a result already kept for this state: the first stays
   }
 
-  async function store_(
+  /** Stores the connected account: the one being reconnected (same id), else a new one. */
+  async function saveAccount(
     workspaceId: string,
     data: StateData,
     credentials: Record<string, unknown>,
@@ -196,20 +197,21 @@ export function createConnect(
   async function claimState(state: string): Promise<{ workspaceId: string; data: StateData } | undefined> {
     const key = ticketKey(state);
     const found = await store.authTickets.get(TICKET.state, key);
+    if (!found) return undefined;
     let data: StateData;
     try {
-      data = JSON.parse(box.open((found as { data: string }).data)) as StateData;
+      data = JSON.parse(box.open(found.data)) as StateData;
     } catch {
-      return undefined; // none, or not sealed by this server's key
+      return undefined; // not sealed by this server's key
     }
     const owner = data.externalUserId !== undefined ? { externalUserId: data.externalUserId } : {};
     const busy = await store.authTickets
       .create({
         kind: TICKET.busy,
         key,
-        workspaceId: (found as { workspaceId: string }).workspaceId,
+        workspaceId: found.workspaceId,
         data: JSON.stringify(owner),
-        expiresAt: (found as { expiresAt: number }).expiresAt,
+        expiresAt: found.expiresAt,
       })
       .then(
         () => true,
@@ -362,7 +364,7 @@ export function createConnect(
           now: ctx.clock.now(),
         });
         const credentials = { ...data.params, ...shaped.credentials };
-        const { account, reconnected } = await store_(
+        const { account, reconnected } = await saveAccount(
           ticket.workspaceId,
           data,
           credentials,
