@@ -135,8 +135,10 @@ const ACTIONS: Record<string, Action> = {
       },
     );
     note(`Open this URL in a browser and sign in to connect a ${app} account:`);
-    // The URL alone on stdout (a script can pick it up); the rest goes to stderr.
-    process.stdout.write(`${started.authorize_url}\n`);
+    // The URL alone on stdout (a script can pick it up), the rest on stderr; with --json, stdout is
+    // the JSON alone.
+    if (json) note(started.authorize_url);
+    else process.stdout.write(`${started.authorize_url}\n`);
     if (_flag(args, "no-wait")) {
       if (json) printJson(started);
       return;
