@@ -117,7 +117,13 @@ export function validateTrigger(trigger: unknown, path = "trigger"): Problem[] {
   const only = (allowed: string[]): Problem[] =>
     Object.keys(trigger)
       .filter((k) => !allowed.includes(k))
-      .map((k) => problem("invalid_trigger", at(k), `a ${String(type)} trigger has no field ${k}`));
+      .map((k) =>
+        problem(
+          "invalid_trigger",
+          at(k),
+          `${at(k)} is not a field of a ${String(type)} trigger (its fields: ${allowed.join(", ")})`,
+        ),
+      );
   switch (type) {
     case "http": {
       const found = only(["type", "custom_response", "endpoint_url", "endpoint_id"]);
@@ -218,7 +224,7 @@ export function validateStep(step: unknown, path: string): Problem[] {
   }
   for (const key of Object.keys(step)) {
     if (!STEP_FIELDS.includes(key)) {
-      found.push(problem("invalid_value", `${path}.${key}`, `a step has no field ${key}`));
+      found.push(problem("invalid_value", `${path}.${key}`, `${path}.${key} is not a field of a step`));
     }
   }
   if (step.filename !== undefined) {

@@ -161,11 +161,6 @@ export interface DeliveryWorker {
    */
   circuitOpenUntil(webhookId: string): number | undefined;
   /**
-   * Claims one batch (up to the free concurrency), delivers it and resolves, once those deliveries are
-   * finished, with how many were claimed. Does not sweep; resolves 0 once stopped.
-   */
-  runOnce(): Promise<number>;
-  /**
    * Stops claiming, waits up to `drainMs` for in-flight deliveries, then releases whatever is still in
    * flight back to `pending` (due now) so another node retries it. The transport is not closed.
    */

@@ -334,12 +334,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     },
     wake,
     circuitOpenUntil: (webhookId) => ctx.circuits.openUntil(webhookId, clock.now()),
-    async runOnce() {
-      if (stopping) return 0;
-      const started = await dispatch();
-      await Promise.all(started);
-      return started.length;
-    },
     stop(stopOptions: StopOptions = {}) {
       if (stopPromise) return stopPromise;
       const drainMs = stopOptions.drainMs ?? DEFAULT_DRAIN_MS;

@@ -9,6 +9,7 @@ const NAV = [
   { href: "/webhooks", label: "Webhooks" },
   { href: "/workflows", label: "Workflows" },
   { href: "/accounts", label: "Accounts" },
+  { href: "/oauth-clients", label: "OAuth clients" },
 ];
 
 /** Header, navigation and the main region. */

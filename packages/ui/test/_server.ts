@@ -25,12 +25,10 @@ async function listen(server: Server): Promise<string> {
 }
 
 /**
- * Starts the server; by default deliveries fail at once after one failed attempt (no retry
- * schedule) and the SSRF guard lets every private address through. `options` replace either.
+ * Starts the server; deliveries fail at once after one failed attempt (no retry schedule). `engine`
+ * adds options of `createHookline` (a clock...).
  */
-export async function startServer(
-  options: Pick<HooklineOptions, "allowPrivateUrls" | "allowList" | "worker"> = {},
-): Promise<TestServer> {
+export async function startServer(engine: HooklineOptions = {}): Promise<TestServer> {
   let listener: ((req: IncomingMessage, res: import("node:http").ServerResponse) => void) | undefined;
   const server = createServer((req, res) => listener?.(req, res));
   const base = await listen(server);
@@ -39,7 +37,7 @@ export async function startServer(
     baseUrl: base,
     allowPrivateUrls: true,
     worker: { retrySchedule: [], pollIntervalMs: 200 },
-    ...options,
+    ...engine,
   });
   const ws = await hookline.workspaces.create({ name: "default" });
   const { key } = await hookline.apiKeys.create(ws.id);

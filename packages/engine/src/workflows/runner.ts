@@ -190,7 +190,9 @@ export async function runExecution(
       try {
         const step = await prepared(ctx, cache, wf, i);
         const mounted = await stepSandbox(ctx, cache, wf.id, i, step);
-        const props = await runtimeProps(ctx, ws, step.description.props, step.staticProps, undefined);
+        const props = await runtimeProps(ctx, ws, step.description.props, step.staticProps, undefined, {
+          log,
+        });
         const env = await readEnv(ctx, ws, step.envNames);
         const context = {
           id: exe.id,
