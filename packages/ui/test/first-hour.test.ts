@@ -145,7 +145,7 @@ describe.skipIf(BROWSER_MISSING !== undefined)("the first hour in the web applic
     expect(
       await page
         .getByRole("row", { name: /Private/ })
-        .getByText("healthy")
+        .getByText("no failures")
         .count(),
     ).toBe(1);
 

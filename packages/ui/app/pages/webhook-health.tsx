@@ -1,6 +1,6 @@
 /**
  * How a webhook is doing, in words: disabled (and why), inactive, held by its circuit breaker (and
- * until when), failing (since when) or healthy; and a "Send test event" button that shows what the
+ * until when), failing (since when) or without failures; and a "Send test event" button that shows what the
  * receiver answered (`POST /v1/webhooks/{id}/test`).
  */
 import { useState } from "preact/hooks";
@@ -26,7 +26,7 @@ function stateOf(w: Webhook, now = Date.now()): { label: string; tone: string } 
   if (w.circuit_open_until !== null && w.circuit_open_until * 1000 > now)
     return { label: "circuit open", tone: "failed" };
   if (w.failing_since !== null) return { label: "failing", tone: "failed" };
-  return { label: "healthy", tone: "succeeded" };
+  return { label: "no failures", tone: "succeeded" };
 }
 
 /** A badge with the webhook's state, and since or until when. */
