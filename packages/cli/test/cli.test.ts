@@ -339,7 +339,7 @@ describe.concurrent("pd against pd serve", () => {
     delete plainEnv.NO_COLOR;
     const piped = await pd(["list", "sources"], { cwd, env: plainEnv });
     expect(piped.code).toBe(0);
-    expect(piped.stdout).toMatch(/^ID +NAME/);
+    expect(piped.stdout).toMatch(/^ID +SLUG +NAME/);
     expect(piped.stdout).not.toMatch(ANSI);
     const pipedError = await pd(["delete", "nope"], { cwd, env: plainEnv });
     expect(pipedError.stderr).not.toMatch(ANSI);
@@ -349,7 +349,7 @@ describe.concurrent("pd against pd serve", () => {
     expect(tty.screen).toContain("\u001b[1mID");
     const noColor = await pdTty(["list", "sources"], { cwd, env: { ...plainEnv, NO_COLOR: "1" } });
     expect(noColor.code).toBe(0);
-    expect(noColor.screen).toMatch(/ID +NAME/);
+    expect(noColor.screen).toMatch(/ID +SLUG +NAME/);
     expect(noColor.screen).not.toMatch(ANSI);
   }, 120_000);
 
