@@ -188,7 +188,8 @@ async function createFixtures(api: Api): Promise<Fixtures> {
     expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(200);
     return res.body.data;
   };
-  const webhook = await ok("POST", "/v1/webhooks", { url: "https://example.com/fuzz" });
+  // Loopback, where nothing listens: deliveries and test events (POST .../test) stay on this machine.
+  const webhook = await ok("POST", "/v1/webhooks", { url: "http://127.0.0.1:9/fuzz" });
   const component = await ok("POST", "/v1/components", { component_code: COMPONENT });
   const source = await ok("POST", "/v1/sources", { component_id: component.id });
   const account = await ok("POST", "/v1/accounts", { app: "github", auth: { token: "t" } });
