@@ -46,9 +46,15 @@ export interface ManualTrigger {
 /** One of the four triggers. */
 export type WorkflowTrigger = HttpTrigger | TimerTrigger | SourceTrigger | ManualTrigger;
 
-/** A step: a named action (saved, from the registry, or inline code) and its prop values. */
-/** The fields a step takes. */
-const STEP_FIELDS = [
+/**
+ * The fields a workflow step takes, as a user writes them (anything else is refused).
+ *
+ * @example
+ * ```ts
+ * STEP_FIELDS.includes("component_code"); // true
+ * ```
+ */
+export const STEP_FIELDS: readonly string[] = [
   "name",
   "component_id",
   "component_key",
@@ -61,6 +67,7 @@ const STEP_FIELDS = [
 /** A step's `filename`: a file's name (no folder), an ES or CommonJS module. */
 const STEP_FILENAME = /^[\w][\w.-]{0,99}\.(?:mjs|js|cjs)$/;
 
+/** A step: a named action (saved, from the registry, or inline code) and its prop values. */
 export interface WorkflowStep {
   /** `^[A-Za-z_][A-Za-z0-9_]*$`, unique in the workflow, not `trigger`. */
   name: string;

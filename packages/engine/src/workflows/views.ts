@@ -1,21 +1,10 @@
 /** What the engine returns for workflows and executions (internal fields left out). @internal */
-import type { WorkflowStep, WorkflowTrigger } from "@hookline/core";
+import { STEP_FIELDS, type WorkflowStep, type WorkflowTrigger } from "@hookline/core";
 import type { Execution, Workflow } from "@hookline/store";
 import { endpointUrl } from "../views.js";
 import type { ExecutionView, WorkflowTriggerView, WorkflowView } from "./types.js";
 
-/** The fields of a stored step that the user wrote (the engine adds `saved_component_id`). */
-const STEP_FIELDS = [
-  "name",
-  "component_id",
-  "component_key",
-  "component_code",
-  "filename",
-  "configured_props",
-  "retry",
-] as const;
-
-/** A stored step as the user wrote it. @internal */
+/** A stored step as the user wrote it: its `STEP_FIELDS` (not the engine's `saved_component_id`). @internal */
 export function userStep(stored: Record<string, unknown>): WorkflowStep {
   const out: Record<string, unknown> = {};
   for (const k of STEP_FIELDS) if (stored[k] !== undefined) out[k] = stored[k];
