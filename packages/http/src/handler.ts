@@ -28,6 +28,7 @@ import { sourceRoutes } from "./routes/sources.js";
 import { subscriptionRoutes } from "./routes/subscriptions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { workflowReplayRoutes } from "./routes/workflow-replay.js";
+import { workflowTestRoutes } from "./routes/workflow-test.js";
 import { workflowRoutes } from "./routes/workflows.js";
 import { createStreamRoutes, streamRoutes } from "./sse.js";
 
@@ -76,6 +77,7 @@ export const ROUTES: Route[] = [
   ...workflowRoutes,
   ...flowRoutes,
   ...workflowReplayRoutes,
+  ...workflowTestRoutes,
   ...streamRoutes,
 ];
 
