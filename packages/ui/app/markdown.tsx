@@ -4,8 +4,9 @@
  * DOM. Raw HTML in the text is shown as text; links open in a new tab without a referrer, and only
  * http(s) and mailto links become links.
  */
-import type { ComponentChildren } from "preact";
+
 import { Lexer, type Token, type Tokens } from "marked";
+import type { ComponentChildren } from "preact";
 
 const SAFE_HREF = /^(https?:|mailto:)/i;
 
@@ -19,7 +20,7 @@ function render(t: Token, key: string): ComponentChildren {
       return <p key={key}>{inline((t as Tokens.Paragraph).tokens, key)}</p>;
     case "text": {
       const text = t as Tokens.Text;
-      return text.tokens ? <>{inline(text.tokens, key)}</> : text.text;
+      return text.tokens ? inline(text.tokens, key) : text.text;
     }
     case "strong":
       return <strong key={key}>{inline((t as Tokens.Strong).tokens, key)}</strong>;
@@ -48,7 +49,9 @@ function render(t: Token, key: string): ComponentChildren {
     }
     case "list": {
       const list = t as Tokens.List;
-      const items = list.items.map((item, i) => <li key={`${key}-${i}`}>{inline(item.tokens, `${key}-${i}-`)}</li>);
+      const items = list.items.map((item, i) => (
+        <li key={`${key}-${i}`}>{inline(item.tokens, `${key}-${i}-`)}</li>
+      ));
       return list.ordered ? <ol key={key}>{items}</ol> : <ul key={key}>{items}</ul>;
     }
     case "heading":

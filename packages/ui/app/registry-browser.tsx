@@ -22,7 +22,12 @@ export interface RegistryComponent extends Component {
 interface Imported {
   name: string;
   version: string;
-  components: { file: string; status: string; key: string | null; error: { code: string; message: string } | null }[];
+  components: {
+    file: string;
+    status: string;
+    key: string | null;
+    error: { code: string; message: string } | null;
+  }[];
 }
 
 /** Compares `1.10.0` and `1.9.0` as versions (newest first when sorting). */
@@ -91,7 +96,9 @@ export function RegistryBrowser({
       <ErrorNote error={found.error} label="Could not search the registry" />
       {found.loading && !found.data ? <Loading what="the registry" /> : null}
       <p class="muted small-text" role="status">
-        {found.data ? `${groups.reduce((n, [, keys]) => n + keys.length, 0)} ${type}s${asked ? ` match “${asked}”` : ""}` : ""}
+        {found.data
+          ? `${groups.reduce((n, [, keys]) => n + keys.length, 0)} ${type}s${asked ? ` match “${asked}”` : ""}`
+          : ""}
       </p>
       {groups.map(([app, keys]) => (
         <section key={app} class="app-group" aria-labelledby={`${idPrefix}-app-${app}`}>
@@ -126,12 +133,17 @@ function RegistryCard({
     <li class="card">
       <h4>{c.name}</h4>
       <p class="muted small-text">
-        <code>{c.key}</code> · <span class={`badge ${c.visibility}`}>{c.own ? "this workspace" : "public"}</span>
+        <code>{c.key}</code> ·{" "}
+        <span class={`badge ${c.visibility}`}>{c.own ? "this workspace" : "public"}</span>
       </p>
       {versions.length > 1 ? (
         <div class="field inline">
           <label for={selectId}>Version</label>
-          <select id={selectId} value={String(chosen)} onChange={(e) => setChosen(Number(e.currentTarget.value))}>
+          <select
+            id={selectId}
+            value={String(chosen)}
+            onChange={(e) => setChosen(Number(e.currentTarget.value))}
+          >
             {versions.map((v, i) => (
               <option key={v.id} value={String(i)}>
                 {v.version}
@@ -164,8 +176,9 @@ function ImportFromNpm({ idPrefix, onImported }: { idPrefix: string; onImported:
     <details class="import-npm">
       <summary>Import from npm</summary>
       <p class="muted small-text">
-        The components of an npm package in Pipedream's layout, such as <code>@pipedream/slack</code>, found by the
-        server (its node_modules, its package cache, then the npm registry), as <code>pd registry import</code> does.
+        The components of an npm package in Pipedream's layout, such as <code>@pipedream/slack</code>, found
+        by the server (its node_modules, its package cache, then the npm registry), as{" "}
+        <code>pd registry import</code> does.
       </p>
       <form
         class="row wrap"
@@ -175,7 +188,12 @@ function ImportFromNpm({ idPrefix, onImported }: { idPrefix: string; onImported:
           setError(undefined);
           setResult(undefined);
           try {
-            setResult(await api<Imported>("POST", "/v1/components/registry/import", { package: spec.trim(), visibility }));
+            setResult(
+              await api<Imported>("POST", "/v1/components/registry/import", {
+                package: spec.trim(),
+                visibility,
+              }),
+            );
             onImported();
           } catch (err) {
             setError(asApiError(err));
@@ -184,7 +202,13 @@ function ImportFromNpm({ idPrefix, onImported }: { idPrefix: string; onImported:
           }
         }}
       >
-        <TextField id={`${idPrefix}-npm`} label="npm package" placeholder="@pipedream/slack" value={spec} onChange={setSpec} />
+        <TextField
+          id={`${idPrefix}-npm`}
+          label="npm package"
+          placeholder="@pipedream/slack"
+          value={spec}
+          onChange={setSpec}
+        />
         <div class="field">
           <label for={`${idPrefix}-npm-vis`}>Visibility</label>
           <select
@@ -204,8 +228,8 @@ function ImportFromNpm({ idPrefix, onImported }: { idPrefix: string; onImported:
       {result ? (
         <div role="status">
           <p>
-            {result.name}@{result.version}: {result.components.filter((c) => c.status === "published").length} published,{" "}
-            {result.components.filter((c) => c.status === "exists").length} already there,{" "}
+            {result.name}@{result.version}: {result.components.filter((c) => c.status === "published").length}{" "}
+            published, {result.components.filter((c) => c.status === "exists").length} already there,{" "}
             {result.components.filter((c) => c.status === "failed").length} failed.
           </p>
           <ul class="small-text">

@@ -132,7 +132,15 @@ export function toDefinition(d: Draft): Record<string, unknown> {
 }
 
 const TOP = new Set(["name", "trigger", "steps", "active", ...SETTING_KEYS]);
-const STEP = new Set(["name", "code", "component_code", "component_key", "component_id", "configured_props", "retry"]);
+const STEP = new Set([
+  "name",
+  "code",
+  "component_code",
+  "component_key",
+  "component_id",
+  "configured_props",
+  "retry",
+]);
 
 /**
  * Checks a parsed workflow file as `pd workflows create` does before sending it: unknown fields and
@@ -140,7 +148,8 @@ const STEP = new Set(["name", "code", "component_code", "component_key", "compon
  * file the browser cannot read: it must be inlined as `component_code`. The server checks the rest.
  */
 export function fileProblems(file: unknown): string[] {
-  if (typeof file !== "object" || file === null || Array.isArray(file)) return ["the file is not a workflow (an object)"];
+  if (typeof file !== "object" || file === null || Array.isArray(file))
+    return ["the file is not a workflow (an object)"];
   const problems: string[] = [];
   const f = file as Record<string, unknown>;
   for (const key of Object.keys(f)) if (!TOP.has(key)) problems.push(`${key}: unknown field`);
@@ -149,12 +158,20 @@ export function fileProblems(file: unknown): string[] {
   if (!Array.isArray(f.steps)) problems.push("steps: required (a list)");
   else
     f.steps.forEach((raw, i) => {
-      if (typeof raw !== "object" || raw === null) return problems.push(`steps[${i}]: not a step`);
+      if (typeof raw !== "object" || raw === null) {
+        problems.push(`steps[${i}]: not a step`);
+        return;
+      }
       const s = raw as Record<string, unknown>;
-      for (const key of Object.keys(s)) if (!STEP.has(key)) problems.push(`steps[${i}].${key}: unknown field`);
+      for (const key of Object.keys(s))
+        if (!STEP.has(key)) problems.push(`steps[${i}].${key}: unknown field`);
       if (typeof s.code === "string")
-        problems.push(`steps[${i}].code: ${s.code} is a file the browser cannot read; inline it as component_code`);
-      const sources = ["code", "component_code", "component_key", "component_id"].filter((k) => s[k] !== undefined);
+        problems.push(
+          `steps[${i}].code: ${s.code} is a file the browser cannot read; inline it as component_code`,
+        );
+      const sources = ["code", "component_code", "component_key", "component_id"].filter(
+        (k) => s[k] !== undefined,
+      );
       if (sources.length !== 1)
         problems.push(`steps[${i}]: give exactly one of code, component_code, component_key, component_id`);
     });

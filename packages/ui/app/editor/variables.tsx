@@ -56,7 +56,14 @@ function Node({
           {children.map(([k, v]) => {
             const key = Array.isArray(value) ? Number(k) : k;
             return (
-              <Node key={k} label={String(k)} path={childPath(path, key)} value={v} depth={depth + 1} onPick={onPick} />
+              <Node
+                key={k}
+                label={String(k)}
+                path={childPath(path, key)}
+                value={v}
+                depth={depth + 1}
+                onPick={onPick}
+              />
             );
           })}
         </ul>
@@ -95,12 +102,18 @@ export function VariablePicker({
         Insert variable into {propLabel}
       </button>
       {open ? (
-        <div id={`${id}-vars`} class="var-tree" role="group" aria-label={`Variables for ${propLabel}`}>
+        <section id={`${id}-vars`} class="var-tree" aria-label={`Variables for ${propLabel}`}>
           {scope.run ? null : (
             <p class="muted small-text">Test the workflow to see the values of its last run here.</p>
           )}
           <ul>
-            <Node label="steps.trigger.event" path="steps.trigger.event" value={scope.run?.event} depth={0} onPick={pick} />
+            <Node
+              label="steps.trigger.event"
+              path="steps.trigger.event"
+              value={scope.run?.event}
+              depth={0}
+              onPick={pick}
+            />
             {scope.earlier.map((name) => {
               const record = records.get(name);
               return (
@@ -115,7 +128,14 @@ export function VariablePicker({
                       onPick={pick}
                     />
                     {Object.entries(record?.exports ?? {}).map(([k, v]) => (
-                      <Node key={k} label={k} path={childPath(`steps.${name}`, k)} value={v} depth={1} onPick={pick} />
+                      <Node
+                        key={k}
+                        label={k}
+                        path={childPath(`steps.${name}`, k)}
+                        value={v}
+                        depth={1}
+                        onPick={pick}
+                      />
                     ))}
                   </ul>
                 </li>
@@ -143,7 +163,7 @@ export function VariablePicker({
               ))}
             </ul>
           )}
-        </div>
+        </section>
       ) : null}
     </div>
   );

@@ -7,7 +7,16 @@ import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ApiError, api, listAll, seg } from "../api";
 import { asApiError, useLoad, useNotice, useTitle } from "../hooks";
-import { ConfirmDialog, DeleteCell, ErrorNote, ListTable, Loading, Notice, TextField, Time } from "../widgets";
+import {
+  ConfirmDialog,
+  DeleteCell,
+  ErrorNote,
+  ListTable,
+  Loading,
+  Notice,
+  TextField,
+  Time,
+} from "../widgets";
 
 interface DataStore {
   id: string;
@@ -39,7 +48,8 @@ export function DataStoresPage() {
     <section>
       <h1>Data stores</h1>
       <p class="muted">
-        Key-value stores that components read and write through <code>data_store</code> props. Values are JSON.
+        Key-value stores that components read and write through <code>data_store</code> props. Values are
+        JSON.
       </p>
       <Notice text={notice} />
       <ErrorNote error={stores.error} label="Could not load the data stores" />
@@ -138,7 +148,12 @@ function Records({ store, onChanged }: { store: DataStore; onChanged: (message: 
               </th>
               <td data-label="Value">
                 <code class="value-preview">{preview(r.value)}</code>{" "}
-                <button type="button" class="small" aria-label={`Edit ${r.key}`} onClick={() => setEditing(r)}>
+                <button
+                  type="button"
+                  class="small"
+                  aria-label={`Edit ${r.key}`}
+                  onClick={() => setEditing(r)}
+                >
                   Edit
                 </button>
               </td>

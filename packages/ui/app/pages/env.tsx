@@ -27,8 +27,8 @@ export function EnvPage() {
     <section>
       <h1>Environment variables</h1>
       <p class="muted">
-        Workflow steps read them in prop values as <code>{"{{process.env.NAME}}"}</code>. Values are encrypted and
-        never shown again: to change one, set it anew.
+        Workflow steps read them in prop values as <code>{"{{process.env.NAME}}"}</code>. Values are encrypted
+        and never shown again: to change one, set it anew.
       </p>
       <Notice text={notice} />
       <ErrorNote error={list.error} label="Could not load the environment variables" />
@@ -105,7 +105,8 @@ function EnvForm({ fixedName, onDone }: { fixedName?: string; onDone: (message?:
   const [error, setError] = useState<ApiError | undefined>();
   const [busy, setBusy] = useState(false);
   const idp = fixedName ? `env-${fixedName}` : "env-new";
-  const nameError = name !== "" && !NAME.test(name) ? "Letters, digits and underscores; not starting with a digit" : "";
+  const nameError =
+    name !== "" && !NAME.test(name) ? "Letters, digits and underscores; not starting with a digit" : "";
   return (
     <form
       class="stack env-form"

@@ -112,7 +112,12 @@ export function PropForm(p: PropFormProps) {
         const onChange = (v: unknown) => change(prop, v);
         const input = <PropInput key={prop.name} prop={prop} form={p} error={error} onChange={onChange} />;
         if (!p.wrapField || !takesInput(prop)) return input;
-        const field = { id: `${p.idPrefix ?? "prop"}-${prop.name}`, value: p.values[prop.name], error, onChange };
+        const field = {
+          id: `${p.idPrefix ?? "prop"}-${prop.name}`,
+          value: p.values[prop.name],
+          error,
+          onChange,
+        };
         return <div key={prop.name}>{p.wrapField(prop, field, input)}</div>;
       })}
       {hasReload ? (
