@@ -87,6 +87,9 @@ export function CodeEditor({
   const view = useRef<EditorView | undefined>(undefined);
   const changed = useRef(onChange);
   changed.current = onChange;
+  // The text last handed to onChange: a `value` equal to it is this editor's own edit coming back
+  // (maybe late, while typing goes on), never a reason to replace the text.
+  const emitted = useRef(value);
 
   useEffect(() => {
     const scheme = window.matchMedia("(prefers-color-scheme: dark)");
@@ -102,7 +105,10 @@ export function CodeEditor({
           theme.of(scheme.matches ? dark : light),
           EditorView.contentAttributes.of({ "aria-label": label }),
           EditorView.updateListener.of((u) => {
-            if (u.docChanged) changed.current(u.state.doc.toString());
+            if (u.docChanged) {
+              emitted.current = u.state.doc.toString();
+              changed.current(emitted.current);
+            }
           }),
         ],
       }),
@@ -122,7 +128,8 @@ export function CodeEditor({
   // A value set from outside (a reload after Update) replaces the text.
   useEffect(() => {
     const v = view.current;
-    if (v && v.state.doc.toString() !== value) {
+    if (v && value !== emitted.current && v.state.doc.toString() !== value) {
+      emitted.current = value;
       v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
     }
   }, [value]);

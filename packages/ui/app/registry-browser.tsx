@@ -41,6 +41,12 @@ function newerFirst(a: string, b: string): number {
   return 0;
 }
 
+/** "3 actions", "1 source matches “rss”". */
+function countText(n: number, type: string, query: string): string {
+  const what = n === 1 ? `1 ${type}` : `${n} ${type}s`;
+  return query ? `${what} ${n === 1 ? "matches" : "match"} “${query}”` : what;
+}
+
 /** The catalogue; `action` renders each card's button for the chosen version. */
 export function RegistryBrowser({
   type,
@@ -97,7 +103,11 @@ export function RegistryBrowser({
       {found.loading && !found.data ? <Loading what="the registry" /> : null}
       <p class="muted small-text" role="status">
         {found.data
-          ? `${groups.reduce((n, [, keys]) => n + keys.length, 0)} ${type}s${asked ? ` match “${asked}”` : ""}`
+          ? countText(
+              groups.reduce((n, [, keys]) => n + keys.length, 0),
+              type,
+              asked,
+            )
           : ""}
       </p>
       {groups.map(([app, keys]) => (

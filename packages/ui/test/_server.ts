@@ -24,8 +24,11 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** Starts the server; deliveries fail at once after one failed attempt (no retry schedule). */
-export async function startServer(): Promise<TestServer> {
+/**
+ * Starts the server; deliveries fail at once after one failed attempt (no retry schedule).
+ * `options` go to `createHookline` too (such as `packages`, where npm packages come from).
+ */
+export async function startServer(options: Parameters<typeof createHookline>[0] = {}): Promise<TestServer> {
   let listener: ((req: IncomingMessage, res: import("node:http").ServerResponse) => void) | undefined;
   const server = createServer((req, res) => listener?.(req, res));
   const base = await listen(server);
@@ -34,6 +37,7 @@ export async function startServer(): Promise<TestServer> {
     baseUrl: base,
     allowPrivateUrls: true,
     worker: { retrySchedule: [], pollIntervalMs: 200 },
+    ...options,
   });
   const ws = await hookline.workspaces.create({ name: "default" });
   const { key } = await hookline.apiKeys.create(ws.id);

@@ -129,9 +129,10 @@ export function WorkflowEditorPage() {
   if (loadError) return <ErrorNote error={loadError} label="Could not load the workflow" />;
   if (!draft) return <Loading what="the workflow" />;
 
-  const update = (patch: Partial<Draft>) => setDraft({ ...draft, ...patch });
-  const setStep = (i: number, step: DraftStep) =>
-    update({ steps: draft.steps.map((s, j) => (j === i ? step : s)) });
+  // Functional updates: edits that come quickly (typing in the code editor) never undo each other.
+  const update = (patch: Partial<Draft>) => setDraft((d) => (d ? { ...d, ...patch } : d));
+  const setStep = (uid: string, step: DraftStep) =>
+    setDraft((d) => (d ? { ...d, steps: d.steps.map((s) => (s.uid === uid ? step : s)) } : d));
   const move = (from: number, to: number) => {
     if (to < 0 || to >= draft.steps.length || from === to) return;
     const steps = [...draft.steps];
@@ -266,7 +267,7 @@ export function WorkflowEditorPage() {
               nameError={nameErrors[i]}
               errors={placed.steps[i] ?? {}}
               busy={busy}
-              onChange={(step) => setStep(i, step)}
+              onChange={(step) => setStep(s.uid, step)}
               onMove={(to) => move(i, to)}
               onDelete={() => {
                 update({ steps: draft.steps.filter((x) => x !== s) });
