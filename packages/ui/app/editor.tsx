@@ -73,6 +73,7 @@ export function CodeEditor({
   label,
   typescript,
   completions,
+  controlled,
 }: {
   value: string;
   onChange: (text: string) => void;
@@ -80,7 +81,13 @@ export function CodeEditor({
   typescript?: boolean;
   /** A workflow code step's completions (read anew at each request). */
   completions?: StepCompletions;
+  /**
+   * Whether a new `value` from outside replaces the text (default true: a reload after Update).
+   * False: `value` is only the initial text and the editor owns it (a workflow step's card).
+   */
+  controlled?: boolean;
 }) {
+  const follows = useRef(controlled !== false);
   const offered = useRef(completions);
   offered.current = completions;
   const host = useRef<HTMLDivElement>(null);
@@ -128,7 +135,7 @@ export function CodeEditor({
   // A value set from outside (a reload after Update) replaces the text.
   useEffect(() => {
     const v = view.current;
-    if (v && value !== emitted.current && v.state.doc.toString() !== value) {
+    if (v && follows.current && value !== emitted.current && v.state.doc.toString() !== value) {
       emitted.current = value;
       v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
     }

@@ -201,6 +201,7 @@ export function StepCard(p: StepCardProps) {
             value={step.code ?? ""}
             label={`Code of step ${step.name}`}
             completions={completions}
+            controlled={false}
             onChange={(code) => p.onChange({ ...step, code })}
           />
         ) : (
