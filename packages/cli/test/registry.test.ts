@@ -177,7 +177,7 @@ describe("the registry: essentials, pd serve --import, pd registry import, npm p
       60_000,
     );
     expect(served.output.stdout).toContain(`npm:      ${down}; packages cached in ${join(dir, "packages")}`);
-    expect(served.output.stdout).toContain("Registry: essentials: 3 published");
+    expect(served.output.stdout).toContain("Registry: essentials: 13 published");
     expect(served.output.stdout).toContain(
       "Registry: @acme/hookline-components@1.2.0: 2 published, 1 failed",
     );
