@@ -120,7 +120,8 @@ export interface RegistryApi {
  * ```
  */
 export function parseComponentKey(ref: string, version?: string): { key: string; version?: string } {
-  const at = ref.lastIndexOf("@");
+  // A key has no "@" (REGISTRY_KEY): the first one starts the version, which is free form privately.
+  const at = ref.indexOf("@");
   const key = at > 0 ? ref.slice(0, at) : ref;
   const pinned = at > 0 ? ref.slice(at + 1) : undefined;
   if (key === "") throw new HooklineError("bad_request", "a component key is required");

@@ -11,6 +11,7 @@ const NAV = [
   { href: "/accounts", label: "Accounts" },
   { href: "/data-stores", label: "Data stores" },
   { href: "/settings/env", label: "Environment" },
+  { href: "/oauth-clients", label: "OAuth clients" },
 ];
 
 /** Header, navigation and the main region. */

@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createHookline, type Hookline } from "@hookline/engine";
+import { createHookline, type Hookline, type HooklineOptions } from "@hookline/engine";
 import { createHandler } from "@hookline/http";
 import { toNodeListener } from "@hookline/http/node";
 import { withUi } from "../src/index.js";
@@ -25,10 +25,10 @@ async function listen(server: Server): Promise<string> {
 }
 
 /**
- * Starts the server; deliveries fail at once after one failed attempt (no retry schedule).
- * `options` go to `createHookline` too (such as `packages`, where npm packages come from).
+ * Starts the server; deliveries fail at once after one failed attempt (no retry schedule). `engine`
+ * adds options of `createHookline` (a clock...).
  */
-export async function startServer(options: Parameters<typeof createHookline>[0] = {}): Promise<TestServer> {
+export async function startServer(engine: HooklineOptions = {}): Promise<TestServer> {
   let listener: ((req: IncomingMessage, res: import("node:http").ServerResponse) => void) | undefined;
   const server = createServer((req, res) => listener?.(req, res));
   const base = await listen(server);
@@ -37,7 +37,7 @@ export async function startServer(options: Parameters<typeof createHookline>[0] 
     baseUrl: base,
     allowPrivateUrls: true,
     worker: { retrySchedule: [], pollIntervalMs: 200 },
-    ...options,
+    ...engine,
   });
   const ws = await hookline.workspaces.create({ name: "default" });
   const { key } = await hookline.apiKeys.create(ws.id);

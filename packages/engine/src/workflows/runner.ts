@@ -200,7 +200,9 @@ export async function runExecution(
       try {
         const step = await prepared(ctx, cache, wf, i, cacheId);
         const mounted = await stepSandbox(ctx, cache, cacheId, i, step);
-        const props = await runtimeProps(ctx, ws, step.description.props, step.staticProps, undefined);
+        const props = await runtimeProps(ctx, ws, step.description.props, step.staticProps, undefined, {
+          log,
+        });
         const env = await readEnv(ctx, ws, step.envNames);
         const context = {
           id: exe.id,
