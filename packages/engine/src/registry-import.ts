@@ -12,8 +12,8 @@ import { readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { HooklineError } from "@hookline/core";
 import { type PackagesOptions, packageResolvers } from "@hookline/runtime";
+import type { Visibility } from "@hookline/store";
 import { DEFAULT_CODE_URL_LIMITS, gatherFiles } from "./code-url.js";
-import type { Visibility } from "./registry.js";
 import type { CodeInput } from "./types.js";
 import type { ComponentView } from "./views.js";
 
