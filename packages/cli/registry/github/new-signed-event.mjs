@@ -1,7 +1,7 @@
 // Hookline essentials: GitHub's webhooks, their signature checked (X-Hub-Signature-256:
 // sha256=HMAC-SHA256(secret, raw body)); a request that fails the check is answered 401 and never
 // emitted. No GitHub account is needed here: give the webhook's secret in GitHub and in this prop.
-import { createHmac, timingSafeEqual } from "crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 
 export default {
   key: "github-new-signed-event",

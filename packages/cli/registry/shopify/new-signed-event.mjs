@@ -1,7 +1,7 @@
 // Hookline essentials: Shopify's webhooks, their signature checked (X-Shopify-Hmac-Sha256:
 // base64 HMAC-SHA256(secret, raw body)); a request that fails the check is answered 401 and never
 // emitted. No Shopify account is needed here: paste the app's client secret (or the webhook key).
-import { createHmac, timingSafeEqual } from "crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 
 export default {
   key: "shopify-new-signed-event",

@@ -2,7 +2,7 @@
 // v1=HMAC-SHA256(secret, "<t>.<raw body>")) and their timestamp within the tolerance; a request
 // that fails the check is answered 400 and never emitted. No Stripe account is needed: paste the
 // endpoint's signing secret (whsec_...) from Stripe's dashboard.
-import { createHmac, timingSafeEqual } from "crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 
 export default {
   key: "stripe-new-signed-event",
