@@ -210,7 +210,8 @@ export function StepCard(p: StepCardProps) {
       ) : step.component ? (
         <PropForm
           idPrefix={`${id}-prop`}
-          componentRef={step.component.id}
+          // A key resolves for this workspace (another workspace's public sc_ id would not).
+          componentRef={step.componentKey ?? step.component.id}
           props={step.component.configurable_props}
           values={step.configured}
           onValues={(configured) => p.onChange({ ...step, configured })}
