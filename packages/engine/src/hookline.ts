@@ -281,6 +281,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     apps,
     registry: createRegistry({
       store,
+      packages: options.packages ?? {},
       load: (input) =>
         runtime.load({
           code: input.code,

@@ -55,6 +55,14 @@ export {
   type RegistryListOptions,
   type Visibility,
 } from "./registry.js";
+export {
+  declaredRanges,
+  type ImportedComponent,
+  type PackageImport,
+  packageComponentFiles,
+  parsePackageSpec,
+} from "./registry-import.js";
+export { componentApp, matchesSearch, type RegistrySearch } from "./registry-search.js";
 export { REPLAY_BATCH, REPLAY_SCAN, type ReplayOptions, type ReplayResult } from "./replay.js";
 export {
   DEFAULT_RETAINED_EVENT_BYTES,
@@ -102,6 +110,7 @@ export type {
   ListOptions as WorkflowListOptions,
   RunWorkflowOptions,
   SettingKey as WorkflowSettingKey,
+  TestRunOptions,
   WorkflowsApi,
   WorkflowTriggerView,
   WorkflowUpdate,

@@ -31,6 +31,7 @@ import { sourceRoutes } from "./routes/sources.js";
 import { subscriptionRoutes } from "./routes/subscriptions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { workflowReplayRoutes } from "./routes/workflow-replay.js";
+import { workflowTestRoutes } from "./routes/workflow-test.js";
 import { workflowRoutes } from "./routes/workflows.js";
 import { createStreamRoutes, streamRoutes } from "./sse.js";
 
@@ -81,6 +82,7 @@ export const ROUTES: Route[] = [
   ...workflowRoutes,
   ...flowRoutes,
   ...workflowReplayRoutes,
+  ...workflowTestRoutes,
   ...streamRoutes,
 ];
 

@@ -17,6 +17,9 @@ const AccountsPage = lazy(() => import("./pages/accounts").then((m) => m.Account
 const OAuthClientsPage = lazy(() => import("./pages/oauth-clients").then((m) => m.OAuthClientsPage));
 const WorkflowsPage = lazy(() => import("./pages/workflows").then((m) => m.WorkflowsPage));
 const WorkflowPage = lazy(() => import("./pages/workflow").then((m) => m.WorkflowPage));
+const WorkflowEditorPage = lazy(() => import("./pages/workflow-editor").then((m) => m.WorkflowEditorPage));
+const EnvPage = lazy(() => import("./pages/env").then((m) => m.EnvPage));
+const DataStoresPage = lazy(() => import("./pages/data-stores").then((m) => m.DataStoresPage));
 
 function Redirect({ to }: { to: string }) {
   const { route } = useLocation();
@@ -69,7 +72,11 @@ function App() {
           <Route path="/accounts" component={AccountsPage} />
           <Route path="/oauth-clients" component={OAuthClientsPage} />
           <Route path="/workflows" component={WorkflowsPage} />
+          <Route path="/workflows/new" component={WorkflowEditorPage} />
+          <Route path="/workflows/:id/edit" component={WorkflowEditorPage} />
           <Route path="/workflows/:id" component={WorkflowPage} />
+          <Route path="/settings/env" component={EnvPage} />
+          <Route path="/data-stores" component={DataStoresPage} />
           <Route default component={NotFound} />
         </Router>
       </ErrorBoundary>
