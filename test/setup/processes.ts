@@ -61,14 +61,21 @@ export function kill(found: Found[]): void {
   }
 }
 
-/** Kills what carries the mark until none is left (a process may spawn while it is killed). */
-export async function sweep(name: string, value: string): Promise<Found[]> {
+/**
+ * Kills what carries the mark (and passes `which`) until none is left (a process may spawn while
+ * it is killed); returns every process killed.
+ */
+export async function sweep(
+  name: string,
+  value: string,
+  which: (found: Found) => boolean = () => true,
+): Promise<Found[]> {
   const all: Found[] = [];
   for (let round = 0; round < 20; round++) {
-    const found = marked(name, value).filter((f) => !all.some((a) => a.pid === f.pid));
-    if (found.length === 0 && marked(name, value).length === 0) break;
-    all.push(...found);
-    kill(marked(name, value));
+    const found = marked(name, value).filter(which);
+    if (found.length === 0) break;
+    for (const f of found) if (!all.some((a) => a.pid === f.pid)) all.push(f);
+    kill(found);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return all;

@@ -106,6 +106,8 @@ describe.each(MODES)("registry, apps and props over REST through %s", (mode) => 
         name: "Ping",
         version: "1.0.0",
         visibility: "private",
+        app: "http",
+        own: true,
         type: "source",
         description: "Emits its version",
         code_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
