@@ -28,7 +28,7 @@ describe.skipIf(!existsSync("/proc"))("processes started by tests", () => {
     const orphan = Number(out.trim());
     expect(orphan).toBeGreaterThan(0);
     expect(marked("SWEEP_TEST", mark).map((p) => [p.pid, p.command])).toEqual([[orphan, "sleep 300"]]);
-    const killed = await sweep("SWEEP_TEST", mark);
+    const killed = await sweep("SWEEP_TEST", mark, () => true, 0);
     expect(killed.map((p) => p.pid)).toEqual([orphan]);
     expect(marked("SWEEP_TEST", mark)).toEqual([]);
     // Gone, or a zombie until its new parent reaps it.

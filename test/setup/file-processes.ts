@@ -11,12 +11,12 @@ import { FILE_MARK, sweep } from "./processes.js";
 const mark = randomUUID();
 process.env[FILE_MARK] = mark;
 
-/** esbuild's service, started by this worker's own builds: it ends with the worker anyway. */
+/** esbuild's service, started by this worker's own builds: it ends with the worker (left alone). */
 const ownService = (p: { ppid: number; command: string }) =>
   p.ppid === process.pid && /\besbuild --service=/.test(p.command);
 
 afterAll(async () => {
-  const left = (await sweep(FILE_MARK, mark)).filter((p) => !ownService(p));
+  const left = await sweep(FILE_MARK, mark, (p) => !ownService(p));
   if (left.length > 0) {
     console.warn(
       `killed ${left.length} process${left.length === 1 ? "" : "es"} this file's tests left running:\n` +

@@ -63,13 +63,19 @@ export function kill(found: Found[]): void {
 
 /**
  * Kills what carries the mark (and passes `which`) until none is left (a process may spawn while
- * it is killed); returns every process killed.
+ * it is killed); returns every process killed. Processes get `graceMs` first to end by themselves
+ * (one just sent a signal by its test is still listed for a moment).
  */
 export async function sweep(
   name: string,
   value: string,
   which: (found: Found) => boolean = () => true,
+  graceMs = 1000,
 ): Promise<Found[]> {
+  const deadline = Date.now() + graceMs;
+  while (marked(name, value).some(which) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   const all: Found[] = [];
   for (let round = 0; round < 20; round++) {
     const found = marked(name, value).filter(which);

@@ -144,6 +144,15 @@ describe("withUi", () => {
   });
 });
 
+/** Kills a process and everything it started (its process group). */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // Gone.
+  }
+}
+
 /** Starts a node process and waits for the lines `ready` matches in its output. */
 function start(
   args: string[],
@@ -154,13 +163,14 @@ function start(
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // a group of its own: killGroup ends what it started too (esbuild's service)
   });
   return new Promise((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => fail(new Error(`did not start:\n${out}`)), 60_000);
     const fail = (error: Error) => {
       clearTimeout(timer);
-      child.kill("SIGKILL");
+      killGroup(child);
       reject(error);
     };
     child.on("exit", (code) => fail(new Error(`exited (${code}):\n${out}`)));
@@ -183,7 +193,7 @@ describe("the built app behind real servers", () => {
     await ensureUiBuilt();
   }, 120_000);
   afterAll(() => {
-    for (const child of children) child.kill("SIGKILL");
+    for (const child of children) killGroup(child);
   });
 
   async function checkServes(base: string, key: string) {
