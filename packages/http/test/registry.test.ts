@@ -107,6 +107,8 @@ describe.each(MODES)("registry, apps and props over REST through %s", (mode) => 
         version: "1.0.0",
         visibility: "private",
         type: "source",
+        app: "http",
+        own: true,
         description: "Emits its version",
         code_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
         configurable_props: [
