@@ -30,7 +30,8 @@ export function prelude(): string {
 const SHIMS = new Set(
   (
     "bytes channels clone component console crypto describe events extra fetch format fs host path pipeline " +
-    "platform process querystring readable stream timers unavailable url util"
+    "platform process querystring readable stream timers unavailable url util " +
+    "dns http http-message net zlib"
   ).split(" "),
 );
 const shimSources = new Map<string, string>();

@@ -26,6 +26,8 @@ var S = {
   hostAsync: hostAsync,
   jsonStringify: jsonStringify,
   jsonParse: jsonParse,
+  // Built-in modules for the guest files (whichever implementation sits behind each name).
+  require: requireBuiltin,
 };
 
 // "names:file" groups: the globals, and (after "#") the modules of `require`, each guest file
@@ -36,7 +38,8 @@ var LAZY =
   "crypto,#crypto:crypto fetch,Headers,Response:fetch structuredClone:clone process,#process,#tty:process " +
   "setTimeout,clearTimeout,setInterval,clearInterval,setImmediate,clearImmediate,queueMicrotask,#timers:timers " +
   "#querystring:querystring #diagnostics_channel:channels #util,#util/types:util #events:events #@pipedream/platform,#@pipedream/types:platform " +
-  "#fs,#fs/promises:fs #path,#path/posix,#os:path #stream,#stream/promises:stream";
+  "#fs,#fs/promises:fs #path,#path/posix,#os:path #stream,#stream/promises:stream " +
+  "#http,#https,#http2:http #net,#tls:net #dns,#dns/promises:dns #zlib:zlib";
 function setGlobal(name, value) {
   Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
   return value;
