@@ -31,7 +31,7 @@ const SHIMS = new Set(
   (
     "bytes channels clone component console crypto describe events extra fetch format fs host path pipeline " +
     "platform process querystring readable stream timers unavailable url util " +
-    "dns http http-message net zlib"
+    "assert dns http http-message net zlib"
   ).split(" "),
 );
 const shimSources = new Map<string, string>();

@@ -39,7 +39,7 @@ var LAZY =
   "setTimeout,clearTimeout,setInterval,clearInterval,setImmediate,clearImmediate,queueMicrotask,#timers:timers " +
   "#querystring:querystring #diagnostics_channel:channels #util,#util/types:util #events:events #@pipedream/platform,#@pipedream/types:platform " +
   "#fs,#fs/promises:fs #path,#path/posix,#os:path #stream,#stream/promises:stream " +
-  "#http,#https,#http2:http #net,#tls:net #dns,#dns/promises:dns #zlib:zlib";
+  "#http,#https,#http2:http #net,#tls:net #dns,#dns/promises:dns #zlib:zlib #assert,#assert/strict:assert";
 function setGlobal(name, value) {
   Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
   return value;

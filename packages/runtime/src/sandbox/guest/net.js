@@ -270,6 +270,9 @@
     _secured(_info) {}
   }
 
+  function JSStreamSocket() {
+    throw coded("ERR_NOT_AVAILABLE_IN_SANDBOX", "TLS over a non-socket stream is not available in the Hookline sandbox");
+  }
   class TLSSocket extends Socket {
     constructor(socket, options) {
       super(options);
@@ -278,7 +281,9 @@
       this.authorizationError = null;
       this.alpnProtocol = false;
       this._tlsInfo = null;
-      this._wrapped = socket instanceof Socket ? socket : null;
+      // A TLSSocket around another kind of stream (Node's JSStreamSocket): only the shape that
+      // http2-wrapper reads at load (`._handle._parentWrap.constructor`); using it fails clearly.
+      if (socket && !(socket instanceof Socket)) this._handle = { _parentWrap: Object.create(JSStreamSocket.prototype) };
     }
     _secured(info) {
       this._tlsInfo = info;

@@ -31,6 +31,8 @@
     stdout: { fd: 1, isTTY: false, write: (s) => (S.G.console.log(String(s).replace(/\n$/, "")), true) },
     stderr: { fd: 2, isTTY: false, write: (s) => (S.G.console.error(String(s).replace(/\n$/, "")), true) },
   };
+  // What `Object.prototype.toString` says of Node's process (axios picks its Node adapter by it).
+  Object.defineProperty(process, Symbol.toStringTag, { value: "process" });
   // No terminal in the sandbox: packages ask `tty.isatty(fd)` to choose colours.
   var tty = { isatty: () => false };
   return { process: process, modules: { process: process, tty: tty } };
