@@ -22,12 +22,12 @@ var S = {
   G: G,
   cfg: cfg,
   load: load,
+  // Node's modules as `require` gives them (the vendored packages require each other's).
+  require: requireBuiltin,
   hostCall: hostCall,
   hostAsync: hostAsync,
   jsonStringify: jsonStringify,
   jsonParse: jsonParse,
-  // Built-in modules for the guest files (whichever implementation sits behind each name).
-  require: requireBuiltin,
 };
 
 // "names:file" groups: the globals, and (after "#") the modules of `require`, each guest file

@@ -6,8 +6,12 @@
   var Readable = S.require("stream").Readable;
   var EventEmitter = S.require("events");
   var info = S.jsonParse(S.hostCall("http.info", "null"));
+  // Runs `fn` on a later turn; what its listeners throw is logged, as Node reports an uncaught
+  // exception (else the invocation would only see a promise that never settles).
   function tick(fn) {
-    Promise.resolve().then(fn);
+    Promise.resolve()
+      .then(fn)
+      .catch((e) => S.G.console.error("Uncaught exception in an http event handler:", e));
   }
   function coded(Kind, code, message) {
     var err = new Kind(message);
