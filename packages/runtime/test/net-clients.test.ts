@@ -1,14 +1,16 @@
 /**
- * Database clients over bridged sockets, unchanged from npm: `pg` against a Postgres wire server
- * on loopback (PGlite's, always; the machine's Postgres too when HOOKLINE_TEST_PG_URL is set) and
- * `mysql2` against MariaDB at 127.0.0.1:3306 (root, no password, db `test`), in both sandbox modes.
+ * Protocol clients over bridged sockets, unchanged from npm, in both sandbox modes: `pg` against a
+ * Postgres wire server on loopback (PGlite's, always; the machine's Postgres too when
+ * HOOKLINE_TEST_PG_URL is set), `mysql2` against MariaDB at 127.0.0.1:3306 (root, no password, db
+ * `test`), and nodemailer sending through an SMTP server with STARTTLS.
  */
-import net from "node:net";
+import net, { type AddressInfo } from "node:net";
+import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRuntime, type InvocationResult, nodeModulesResolver, type Runtime } from "../src/index.js";
 import { REPO_ROOT } from "./_helpers.js";
 import { loopbackBridges } from "./_net.js";
-import { pgliteWireServer } from "./_servers.js";
+import { pgliteWireServer, selfSignedCert } from "./_servers.js";
 
 const PG_COMPONENT = `import pg from "pg";
 export default { name: "pg", version: "0.1.0", props: {}, async run(event) {
@@ -56,11 +58,40 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
+const MAIL_COMPONENT = `import nodemailer from "nodemailer";
+export default { name: "mail", version: "0.1.0", props: {}, async run(event) {
+  const transport = nodemailer.createTransport({ host: "127.0.0.1", port: event.port, secure: false, requireTLS: true,
+    tls: { ca: event.ca, servername: "localhost" } });
+  const info = await transport.sendMail({ from: "ada@example.com", to: "grace@example.com", subject: "Hello " + event.suffix, text: "Sent from the sandbox" });
+  this.$emit({ accepted: info.accepted, response: info.response });
+} }`;
+
 let pglite: Awaited<ReturnType<typeof pgliteWireServer>>;
+let smtp: SMTPServer;
+let smtpPort = 0;
+let ca = "";
+const mails: { secure: boolean; from: string | false; to: string[]; data: string }[] = [];
 let hasMariaDb = false;
 const runtimes: Record<"thread" | "pool", Runtime> = {} as never;
 beforeAll(async () => {
   pglite = await pgliteWireServer();
+  const cert = await selfSignedCert();
+  ca = cert.cert;
+  smtp = new SMTPServer({
+    ...cert,
+    authOptional: true,
+    onData(stream, session, callback) {
+      let data = "";
+      stream.on("data", (chunk) => (data += chunk));
+      stream.on("end", () => {
+        const { mailFrom, rcptTo } = session.envelope;
+        mails.push({ secure: session.secure, from: mailFrom && mailFrom.address, to: rcptTo.map((r) => r.address), data });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
+  smtpPort = (smtp.server.address() as AddressInfo).port;
   hasMariaDb = await listening(3306);
   if (!hasMariaDb) console.warn("SKIPPED: no MariaDB at 127.0.0.1:3306, the mysql2 tests do not run");
   for (const mode of ["thread", "pool"] as const)
@@ -69,6 +100,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(Object.values(runtimes).map((r) => r.close()));
   await pglite.close();
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
 });
 
 async function run(mode: "thread" | "pool", code: string, event: Record<string, unknown>): Promise<InvocationResult> {
@@ -106,5 +138,15 @@ describe.each(["thread", "pool"] as const)("in %s mode", (mode) => {
       ],
       mariadb: true,
     });
+  });
+
+  it("nodemailer sends through SMTP after STARTTLS", async () => {
+    const result = await run(mode, MAIL_COMPONENT, { port: smtpPort, ca });
+    expect(result.error).toBeUndefined();
+    expect(result.emits[0]?.event).toEqual({ accepted: ["grace@example.com"], response: "250 OK: message queued" });
+    const mail = mails.at(-1);
+    expect(mail).toMatchObject({ secure: true, from: "ada@example.com", to: ["grace@example.com"] });
+    expect(mail?.data).toMatch(new RegExp(`^Subject: Hello ${mode}_`, "m"));
+    expect(mail?.data).toContain("Sent from the sandbox");
   });
 });
