@@ -30,4 +30,3 @@ export function tlsOptions(options: TlsOptions, host?: string): tls.ConnectionOp
   if (options.ALPNProtocols) out.ALPNProtocols = options.ALPNProtocols;
   return out;
 }
-

@@ -49,7 +49,9 @@ function withTimeout<T extends net.Socket>(
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
-      const error = Object.assign(new Error(`${what} timed out after ${timeoutMs} ms`), { code: "ETIMEDOUT" });
+      const error = Object.assign(new Error(`${what} timed out after ${timeoutMs} ms`), {
+        code: "ETIMEDOUT",
+      });
       socket.destroy(error);
     }, timeoutMs);
     const done = (error?: Error) => {
@@ -85,14 +87,30 @@ export function createGuardedConnector(options: SsrfGuardOptions = {}): GuardedC
     async connect(request) {
       checkHost(request.host);
       const timeoutMs = request.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-      const base = { host: request.host, port: request.port, lookup, ...(request.family ? { family: request.family } : {}) };
-      if (!request.tls) return withTimeout(net.connect(base), "connect", timeoutMs, `connect ${request.host}:${request.port}`);
+      const base = {
+        host: request.host,
+        port: request.port,
+        lookup,
+        ...(request.family ? { family: request.family } : {}),
+      };
+      if (!request.tls)
+        return withTimeout(
+          net.connect(base),
+          "connect",
+          timeoutMs,
+          `connect ${request.host}:${request.port}`,
+        );
       const socket = tls.connect({ ...base, ...tlsOptions(request.tls, request.host) });
       return withTimeout(socket, "secureConnect", timeoutMs, `TLS connect ${request.host}:${request.port}`);
     },
     upgrade(socket, upgrade) {
       const secure = tls.connect({ socket, ...tlsOptions(upgrade, socket.remoteAddress) });
-      return withTimeout(secure, "secureConnect", upgrade.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, "TLS handshake");
+      return withTimeout(
+        secure,
+        "secureConnect",
+        upgrade.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        "TLS handshake",
+      );
     },
     lookup(hostname, lookupOptions = {}) {
       return new Promise((resolve, reject) => {
@@ -102,8 +120,10 @@ export function createGuardedConnector(options: SsrfGuardOptions = {}): GuardedC
           reject(error);
           return;
         }
-        lookup(hostname, { all: true, ...(lookupOptions.family ? { family: lookupOptions.family } : {}) }, (err, addresses) =>
-          err ? reject(err) : resolve(addresses),
+        lookup(
+          hostname,
+          { all: true, ...(lookupOptions.family ? { family: lookupOptions.family } : {}) },
+          (err, addresses) => (err ? reject(err) : resolve(addresses)),
         );
       });
     },

@@ -36,7 +36,9 @@ beforeAll(async () => {
     req.on("end", () => {
       seen.push({ method: req.method, url: req.url, authorization: req.headers.authorization, body });
       res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify({ id: "cus_123", object: "customer", email: new URLSearchParams(body).get("email") }));
+      res.end(
+        JSON.stringify({ id: "cus_123", object: "customer", email: new URLSearchParams(body).get("email") }),
+      );
     });
   });
   await new Promise<void>((resolve) => stripeApi.listen(0, "127.0.0.1", resolve));
@@ -83,7 +85,9 @@ describe("a deployed source using an npm SDK", () => {
     });
     const run = await hookline.sources.run(ws, source.id);
     expect(run.error).toBeUndefined();
-    expect(run.emitted.map((e) => e.body)).toEqual([{ id: "cus_123", object: "customer", email: "ada@example.com" }]);
+    expect(run.emitted.map((e) => e.body)).toEqual([
+      { id: "cus_123", object: "customer", email: "ada@example.com" },
+    ]);
     expect(seen.at(-1)).toEqual({
       method: "POST",
       url: "/v1/customers",

@@ -12,9 +12,9 @@ import {
 import { LRUCache } from "lru-cache";
 import { describeBundle, describeLoaded, loadComponent, toHooklineError } from "./_load.js";
 import { createBundler } from "./bundler/esbuild-bundler.js";
-import { type InternalMountOptions, SocketHost, type SocketLink } from "./net/socket-host.js";
 import { packageResolvers } from "./bundler/packages.js";
 import type { Bundler } from "./bundler/types.js";
+import { type InternalMountOptions, SocketHost, type SocketLink } from "./net/socket-host.js";
 import type { RuntimeOptions } from "./options.js";
 import { createPoolRuntime } from "./pool/pool-runtime.js";
 import { DEFAULT_LIMITS, type GuestResult, Sandbox } from "./sandbox/sandbox.js";

@@ -52,7 +52,11 @@ export function loopbackBridges(): Pick<HostBridges, "http" | "net"> {
       }),
     net: {
       connect(request) {
-        if (request.tls) return ready(tls.connect({ host: request.host, port: request.port, ...request.tls }), "secureConnect");
+        if (request.tls)
+          return ready(
+            tls.connect({ host: request.host, port: request.port, ...request.tls }),
+            "secureConnect",
+          );
         return ready(net.connect({ host: request.host, port: request.port }), "connect");
       },
       upgrade(socket, options) {

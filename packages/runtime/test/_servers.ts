@@ -41,7 +41,12 @@ export async function recordingServer(
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const entry = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks) };
+      const entry = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       seen.push(entry);
       handler(entry, res);
     });
@@ -70,7 +75,13 @@ export function selfSignedCert(): Promise<{ key: string; cert: string }> {
       algorithm: "sha256",
       extensions: [
         { name: "basicConstraints", cA: true },
-        { name: "subjectAltName", altNames: [{ type: 2, value: "localhost" }, { type: 7, ip: "127.0.0.1" }] },
+        {
+          name: "subjectAltName",
+          altNames: [
+            { type: 2, value: "localhost" },
+            { type: 7, ip: "127.0.0.1" },
+          ],
+        },
       ],
     })
     .then((pems) => ({ key: pems.private, cert: pems.cert }));

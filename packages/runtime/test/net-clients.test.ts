@@ -85,7 +85,12 @@ beforeAll(async () => {
       stream.on("data", (chunk) => (data += chunk));
       stream.on("end", () => {
         const { mailFrom, rcptTo } = session.envelope;
-        mails.push({ secure: session.secure, from: mailFrom && mailFrom.address, to: rcptTo.map((r) => r.address), data });
+        mails.push({
+          secure: session.secure,
+          from: mailFrom ? mailFrom.address : false,
+          to: rcptTo.map((r) => r.address),
+          data,
+        });
         callback();
       });
     },
@@ -103,10 +108,19 @@ afterAll(async () => {
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
 });
 
-async function run(mode: "thread" | "pool", code: string, event: Record<string, unknown>): Promise<InvocationResult> {
+async function run(
+  mode: "thread" | "pool",
+  code: string,
+  event: Record<string, unknown>,
+): Promise<InvocationResult> {
   const runtime = runtimes[mode];
   const loaded = await runtime.load({ code, filename: "db.mjs" });
-  const mounted = await runtime.mount({ id: "dc_db", bundle: loaded.bundle, props: {}, bridges: loopbackBridges() });
+  const mounted = await runtime.mount({
+    id: "dc_db",
+    bundle: loaded.bundle,
+    props: {},
+    bridges: loopbackBridges(),
+  });
   try {
     return await mounted.run({ suffix: `${mode}_${process.pid}_${Date.now() % 100000}`, ...event });
   } finally {
@@ -116,7 +130,9 @@ async function run(mode: "thread" | "pool", code: string, event: Record<string, 
 
 describe.each(["thread", "pool"] as const)("in %s mode", (mode) => {
   it("pg talks to PGlite's wire server: queries, parameters, JSON, a pool", async () => {
-    const result = await run(mode, PG_COMPONENT, { url: `postgres://postgres@127.0.0.1:${pglite.port}/postgres` });
+    const result = await run(mode, PG_COMPONENT, {
+      url: `postgres://postgres@127.0.0.1:${pglite.port}/postgres`,
+    });
     expect(result.error).toBeUndefined();
     expect(result.emits[0]?.event).toEqual({ rows: PG_ROWS, counts: [2, 2, 2] });
   });
@@ -143,7 +159,10 @@ describe.each(["thread", "pool"] as const)("in %s mode", (mode) => {
   it("nodemailer sends through SMTP after STARTTLS", async () => {
     const result = await run(mode, MAIL_COMPONENT, { port: smtpPort, ca });
     expect(result.error).toBeUndefined();
-    expect(result.emits[0]?.event).toEqual({ accepted: ["grace@example.com"], response: "250 OK: message queued" });
+    expect(result.emits[0]?.event).toEqual({
+      accepted: ["grace@example.com"],
+      response: "250 OK: message queued",
+    });
     const mail = mails.at(-1);
     expect(mail).toMatchObject({ secure: true, from: "ada@example.com", to: ["grace@example.com"] });
     expect(mail?.data).toMatch(new RegExp(`^Subject: Hello ${mode}_`, "m"));

@@ -6,7 +6,7 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { InvocationResult, Runtime } from "../src/index.js";
-import { mountCode, testRuntime } from "./_helpers.js";
+import { testRuntime } from "./_helpers.js";
 import { loopbackBridges } from "./_net.js";
 import { recordingServer, selfSignedCert, type TestServer } from "./_servers.js";
 
@@ -23,7 +23,11 @@ beforeAll(async () => {
     } else if (req.url.startsWith("/slow")) setTimeout(() => res.end("late"), 2_000);
     else if (req.url.startsWith("/big")) res.end("x".repeat(4096));
     else {
-      res.writeHead(201, { "content-type": "application/json", "set-cookie": ["a=1", "b=2"], "x-twice": ["1", "2"] });
+      res.writeHead(201, {
+        "content-type": "application/json",
+        "set-cookie": ["a=1", "b=2"],
+        "x-twice": ["1", "2"],
+      });
       res.end(JSON.stringify({ id: "obj_1", method: req.method, url: req.url }));
     }
   });
@@ -41,7 +45,13 @@ afterAll(async () => {
 async function run(imports: string, body: string, event: Record<string, unknown> = {}, limits = {}) {
   const code = `${imports}\nexport default { name: "net", version: "0.1.0", props: {}, async run(event) {\n${body}\n} }`;
   const loaded = await runtime.load({ code, filename: "net.mjs" });
-  const mounted = await runtime.mount({ id: "dc_net", bundle: loaded.bundle, props: {}, bridges: loopbackBridges(), limits });
+  const mounted = await runtime.mount({
+    id: "dc_net",
+    bundle: loaded.bundle,
+    props: {},
+    bridges: loopbackBridges(),
+    limits,
+  });
   try {
     return await mounted.run({ api: api.url, secure: secure.url, ca, ...event });
   } finally {
@@ -88,7 +98,11 @@ describe("the http module", () => {
     });
     const seen = api.seen.at(-1);
     expect(seen?.body.toString()).toBe("hello world");
-    expect(seen?.headers).toMatchObject({ "x-custom": "yes", "content-type": "text/plain", "content-length": "11" });
+    expect(seen?.headers).toMatchObject({
+      "x-custom": "yes",
+      "content-type": "text/plain",
+      "content-length": "11",
+    });
   });
 
   it("has Node's tables, validators, agents and http2 constants", async () => {
@@ -263,13 +277,21 @@ describe("real SDKs over the http module", () => {
     );
     expect(emitted(result)).toBe(201);
     const [viaAxios, viaPipe] = api.seen.slice(-2);
-    const boundary = (seen: typeof viaAxios) => /boundary=(.+)$/.exec(String(seen?.headers["content-type"]))?.[1];
+    const boundary = (seen: typeof viaAxios) =>
+      /boundary=(.+)$/.exec(String(seen?.headers["content-type"]))?.[1];
     expect(viaAxios?.url).toBe("/upload-axios");
     expect(viaAxios?.body.toString()).toContain(`--${boundary(viaAxios)}`);
-    expect(viaAxios?.body.toString()).toContain('name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nfile body');
+    expect(viaAxios?.body.toString()).toContain(
+      'name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nfile body',
+    );
     expect(viaAxios?.body.toString()).toContain('name="note"\r\n\r\nhi');
     expect(viaPipe?.url).toBe("/upload-pipe");
     expect(viaPipe?.body.toString()).toContain('name="field"\r\n\r\nvalue');
-    expect(viaPipe?.body.toString().trimEnd().endsWith(`--${boundary(viaPipe)}--`)).toBe(true);
+    expect(
+      viaPipe?.body
+        .toString()
+        .trimEnd()
+        .endsWith(`--${boundary(viaPipe)}--`),
+    ).toBe(true);
   });
 });

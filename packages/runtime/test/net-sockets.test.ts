@@ -20,7 +20,10 @@ interface Listening {
 }
 
 /** A TCP (or TLS) server on 127.0.0.1 that runs `onSocket` for each connection and counts closes. */
-async function listen(onSocket: (socket: net.Socket) => void, tlsOptions?: tls.TlsOptions): Promise<Listening> {
+async function listen(
+  onSocket: (socket: net.Socket) => void,
+  tlsOptions?: tls.TlsOptions,
+): Promise<Listening> {
   const state = { closes: 0, servernames: [] as (string | false)[] };
   const sockets = new Set<net.Socket>();
   const handle = (socket: net.Socket) => {
@@ -92,10 +95,20 @@ async function mount(body: string, limits = {}, on: Runtime = runtime) {
   return on.mount({ id: "dc_sockets", bundle: loaded.bundle, props: {}, bridges: loopbackBridges(), limits });
 }
 
-async function runOnce(body: string, event: Record<string, unknown> = {}, limits = {}): Promise<InvocationResult> {
+async function runOnce(
+  body: string,
+  event: Record<string, unknown> = {},
+  limits = {},
+): Promise<InvocationResult> {
   const mounted = await mount(body, limits);
   try {
-    return await mounted.run({ plain: plain.port, secure: secure.port, starttls: starttls.port, ca, ...event });
+    return await mounted.run({
+      plain: plain.port,
+      secure: secure.port,
+      starttls: starttls.port,
+      ca,
+      ...event,
+    });
   } finally {
     mounted.dispose();
   }
@@ -314,7 +327,11 @@ describe("dns", () => {
 
 describe("in the worker-thread pool", () => {
   it("relays sockets to the pool's thread: TLS, STARTTLS and closing on unmount", async () => {
-    const pool = createRuntime({ resolvers: [nodeModulesResolver(REPO_ROOT)], mode: "pool", pool: { size: 1 } });
+    const pool = createRuntime({
+      resolvers: [nodeModulesResolver(REPO_ROOT)],
+      mode: "pool",
+      pool: { size: 1 },
+    });
     const before = starttls.closes;
     try {
       const mounted = await mount(

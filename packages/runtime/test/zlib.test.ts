@@ -14,7 +14,11 @@ beforeAll(() => {
 });
 afterAll(() => runtime.close());
 
-async function run(body: string, event: Record<string, unknown> = {}, limits = {}): Promise<InvocationResult> {
+async function run(
+  body: string,
+  event: Record<string, unknown> = {},
+  limits = {},
+): Promise<InvocationResult> {
   const code = `import zlib from "node:zlib"; import { promisify } from "util"; import { pipeline } from "stream";
 export default { name: "zlib", version: "0.1.0", props: {}, async run(event) {\n${body}\n} }`;
   const loaded = await runtime.load({ code, filename: "zlib.mjs" });
@@ -34,7 +38,8 @@ function emitted(result: InvocationResult): unknown {
 const TEXT = "Hookline compresses this line. ".repeat(200);
 
 it("round-trips every format with the sync functions", async () => {
-  const result = await run(`
+  const result = await run(
+    `
     const text = event.text;
     const pairs = [["gzipSync", "gunzipSync"], ["deflateSync", "inflateSync"], ["deflateRawSync", "inflateRawSync"],
       ["brotliCompressSync", "brotliDecompressSync"], ["gzipSync", "unzipSync"], ["deflateSync", "unzipSync"]];
@@ -103,7 +108,12 @@ it("streams: createGzip piped into createGunzip, chunk by chunk, and a brotli st
       brotli: zlib.brotliDecompressSync(Buffer.concat(parts)).toString() === event.text, written: brotli.bytesWritten });`,
     { text: TEXT },
   );
-  expect(emitted(result)).toEqual({ same: true, pieces: expect.any(Number), brotli: true, written: TEXT.length });
+  expect(emitted(result)).toEqual({
+    same: true,
+    pieces: expect.any(Number),
+    brotli: true,
+    written: TEXT.length,
+  });
 });
 
 it("fails as Node does on bad input, with the error code", async () => {
@@ -117,7 +127,10 @@ it("fails as Node does on bad input, with the error code", async () => {
       gunzip.end(Buffer.from("still not gzip"));
     });
     this.$emit({ sync, stream });`);
-  expect(emitted(result)).toEqual({ sync: ["Z_DATA_ERROR", -3, "incorrect header check"], stream: "Z_DATA_ERROR" });
+  expect(emitted(result)).toEqual({
+    sync: ["Z_DATA_ERROR", -3, "incorrect header check"],
+    stream: "Z_DATA_ERROR",
+  });
 });
 
 it("caps what one call may produce at the sandbox's memory limit", async () => {

@@ -12,12 +12,27 @@ import type { BridgeTlsOptions, Limits, MountOptions, NetBridge, NetSocket } fro
 
 /** A guest command (guest/net.js). Data is base64. */
 export type NetCommand =
-  | { op: "open"; id: number; host: string; port: number; tls?: BridgeTlsOptions; family?: 4 | 6; timeoutMs?: number }
+  | {
+      op: "open";
+      id: number;
+      host: string;
+      port: number;
+      tls?: BridgeTlsOptions;
+      family?: 4 | 6;
+      timeoutMs?: number;
+    }
   | { op: "write"; id: number; data: string }
   | { op: "end"; id: number }
   | { op: "destroy"; id: number }
   | { op: "tls"; id: number; to: number; tls: BridgeTlsOptions }
-  | { op: "set"; id: number; noDelay?: boolean; keepAlive?: boolean; keepAliveDelay?: number; timeout?: number };
+  | {
+      op: "set";
+      id: number;
+      noDelay?: boolean;
+      keepAlive?: boolean;
+      keepAliveDelay?: number;
+      timeout?: number;
+    };
 
 /** What the guest hears: `[kind, socket id, detail]`: connect, data (base64), end, timeout, error, close. */
 export type NetEvent = [kind: string, id: number, detail?: unknown];
@@ -141,8 +156,12 @@ export class SocketHost implements SocketLink {
 
   command(cmd: NetCommand): void {
     if (this.closed) return;
-    if (cmd.op === "open") return this.open(cmd);
-    if (cmd.op === "tls") return this.upgrade(cmd);
+    if (cmd.op === "open") this.open(cmd);
+    else if (cmd.op === "tls") this.upgrade(cmd);
+    else this.onSocket(cmd);
+  }
+
+  private onSocket(cmd: Exclude<NetCommand, { op: "open" | "tls" }>): void {
     const entry = this.sockets.get(cmd.id);
     if (!entry || entry.closed) return;
     if (!entry.socket && cmd.op === "destroy") {
@@ -209,7 +228,11 @@ export class SocketHost implements SocketLink {
     this.sockets.delete(cmd.id);
     this.sockets.set(cmd.to, entry);
     if (!plain?.socket || plain.closed || !this.bridge) {
-      this.failed(cmd.to, entry, Object.assign(new Error("The socket to secure is not connected"), { code: "ERR_SOCKET_CLOSED" }));
+      this.failed(
+        cmd.to,
+        entry,
+        Object.assign(new Error("The socket to secure is not connected"), { code: "ERR_SOCKET_CLOSED" }),
+      );
       return;
     }
     plain.closed = true;
@@ -251,9 +274,19 @@ export class SocketHost implements SocketLink {
       this.sockets.delete(id);
       this.push(["close", id, hadError]);
     };
-    socket.on("data", onData).on("end", onEnd).on("timeout", onTimeout).on("error", onError).on("close", onClose);
+    socket
+      .on("data", onData)
+      .on("end", onEnd)
+      .on("timeout", onTimeout)
+      .on("error", onError)
+      .on("close", onClose);
     entry.detach = () => {
-      socket.off("data", onData).off("end", onEnd).off("timeout", onTimeout).off("error", onError).off("close", onClose);
+      socket
+        .off("data", onData)
+        .off("end", onEnd)
+        .off("timeout", onTimeout)
+        .off("error", onError)
+        .off("close", onClose);
     };
     if (this.paused) socket.pause();
     this.push(["connect", id, connectInfo(socket)]);

@@ -6,6 +6,7 @@
  * (its `/tmp` files do not follow).
  */
 import { type ComponentDescription, HooklineError, type PropDescription } from "@hookline/core";
+import { type NetCommand, SocketHost } from "../net/socket-host.js";
 import type {
   ActionRunOptions,
   HostBridges,
@@ -16,7 +17,6 @@ import type {
   MountOptions,
   OptionsArgs,
 } from "../types.js";
-import { type NetCommand, SocketHost } from "../net/socket-host.js";
 import type { PoolThread, Reply, ThreadPool } from "./threads.js";
 
 type Method = "run" | "runAction" | "hook" | "options" | "additionalProps";
@@ -161,7 +161,9 @@ export class RemoteMount implements MountedComponent {
   /** Its sandbox waits for socket events (an older sandbox's wait gets nothing), or looks a name up. */
   socketCall(op: "net.poll" | "dns", request: { link: string; hostname?: string }): Promise<unknown> {
     if (this.disposed)
-      return op === "net.poll" ? Promise.resolve([]) : Promise.reject(new Error("the component is unmounted"));
+      return op === "net.poll"
+        ? Promise.resolve([])
+        : Promise.reject(new Error("the component is unmounted"));
     if (op === "net.poll")
       return this.sockets?.link === request.link ? this.sockets.host.poll() : Promise.resolve([]);
     return this.socketHost(request.link).lookup(request as { hostname: string; family?: 4 | 6 });

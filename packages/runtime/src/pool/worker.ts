@@ -6,8 +6,8 @@
 import { parentPort, receiveMessageOnPort, threadId, workerData } from "node:worker_threads";
 import { HooklineError } from "@hookline/core";
 import { describeBundle } from "../_load.js";
-import { createRuntime } from "../runtime.js";
 import type { InternalMountOptions, NetCommand, SocketLink } from "../net/socket-host.js";
+import { createRuntime } from "../runtime.js";
 import type { HostBridges, MountedComponent } from "../types.js";
 import type { BridgeFlags, CallOp, PoolRequest, WireError, WorkerData, WorkerMessage } from "./protocol.js";
 

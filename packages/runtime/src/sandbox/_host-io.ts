@@ -49,7 +49,11 @@ export class HostIo {
     }
     if (op === "zlib.constants") return JSON.stringify(zlib.constants);
     if (op === "http.info")
-      return JSON.stringify({ METHODS: http.METHODS, STATUS_CODES: http.STATUS_CODES, maxHeaderSize: http.maxHeaderSize });
+      return JSON.stringify({
+        METHODS: http.METHODS,
+        STATUS_CODES: http.STATUS_CODES,
+        maxHeaderSize: http.maxHeaderSize,
+      });
     if (op === "http2.constants") return JSON.stringify(http2.constants);
     // `tls.rootCertificates` and `tls.getCiphers()`, read once by the guest when used.
     if (op === "net.info") return JSON.stringify({ roots: tls.rootCertificates, ciphers: tls.getCiphers() });

@@ -91,7 +91,11 @@ export class ZlibHost {
   }
 
   /** Feeds `data` and collects what the stream outputs until it has taken it (or ended). */
-  private write(stream: zlib.Gzip, data: Buffer, request: { flush?: boolean; end?: boolean }): Promise<Buffer> {
+  private write(
+    stream: zlib.Gzip,
+    data: Buffer,
+    request: { flush?: boolean; end?: boolean },
+  ): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       const onData = (chunk: Buffer) => chunks.push(chunk);
@@ -128,7 +132,10 @@ export class ZlibHost {
       }
       case "open": {
         if (this.streams.size >= MAX_STREAMS)
-          throw zlibError("ERR_SANDBOX_ZLIB_LIMIT", `A sandbox may have ${MAX_STREAMS} zlib streams open at once`);
+          throw zlibError(
+            "ERR_SANDBOX_ZLIB_LIMIT",
+            `A sandbox may have ${MAX_STREAMS} zlib streams open at once`,
+          );
         const options = this.create(request.kind, request.options);
         const id = ++this.seq;
         this.streams.set(id, (KINDS[request.kind] as (o: typeof options) => zlib.Gzip)(options));

@@ -153,7 +153,11 @@ export class Sandbox {
         const op = ctx.getString(opH);
         const arg = ctx.getString(argH);
         const out =
-          op === "shim" ? shimSource(arg) : op === "fs" ? this.fsCall(arg) : (this.ops.io.call(op, arg) ?? runHostOp(op, arg));
+          op === "shim"
+            ? shimSource(arg)
+            : op === "fs"
+              ? this.fsCall(arg)
+              : (this.ops.io.call(op, arg) ?? runHostOp(op, arg));
         return ctx.newString(out);
       });
       const hostAsync = ctx.newFunction("hostAsync", (opH, argH) =>

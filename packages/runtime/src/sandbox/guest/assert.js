@@ -6,7 +6,12 @@
   class AssertionError extends Error {
     constructor(options) {
       var o = options || {};
-      super(o.message || (o.actual === undefined ? "Failed" : describe(o.actual) + " " + (o.operator || "==") + " " + describe(o.expected)));
+      super(
+        o.message ||
+          (o.actual === undefined
+            ? "Failed"
+            : describe(o.actual) + " " + (o.operator || "==") + " " + describe(o.expected)),
+      );
       this.name = "AssertionError";
       this.code = "ERR_ASSERTION";
       this.actual = o.actual;
@@ -38,7 +43,8 @@
     }
     if (a instanceof Map && b instanceof Map) {
       if (a.size !== b.size) return false;
-      for (var entry of a) if (!b.has(entry[0]) || !deepEqual(entry[1], b.get(entry[0]), strict)) return false;
+      for (var entry of a)
+        if (!b.has(entry[0]) || !deepEqual(entry[1], b.get(entry[0]), strict)) return false;
       return true;
     }
     if (a instanceof Set && b instanceof Set) {
@@ -59,7 +65,8 @@
       if (Error.isPrototypeOf(expected) || expected === Error) return false;
       return expected(error) === true;
     }
-    if (expected instanceof RegExp) return expected.test(String(error && error.message !== undefined ? error.message : error));
+    if (expected instanceof RegExp)
+      return expected.test(String(error && error.message !== undefined ? error.message : error));
     for (var key of Object.keys(expected)) {
       var want = expected[key];
       var got = error[key];
@@ -73,8 +80,11 @@
     }
     assert.ok = assert;
     assert.fail = (message) => fail(undefined, undefined, message === undefined ? "Failed" : message, "fail");
-    assert.equal = (a, b, m) => (strict ? Object.is(a, b) : a == b || (a !== a && b !== b)) || fail(a, b, m, strict ? "strictEqual" : "==");
-    assert.notEqual = (a, b, m) => (strict ? !Object.is(a, b) : a != b) || fail(a, b, m, strict ? "notStrictEqual" : "!=");
+    assert.equal = (a, b, m) =>
+      (strict ? Object.is(a, b) : a == b || (a !== a && b !== b)) ||
+      fail(a, b, m, strict ? "strictEqual" : "==");
+    assert.notEqual = (a, b, m) =>
+      (strict ? !Object.is(a, b) : a != b) || fail(a, b, m, strict ? "notStrictEqual" : "!=");
     assert.strictEqual = (a, b, m) => Object.is(a, b) || fail(a, b, m, "strictEqual");
     assert.notStrictEqual = (a, b, m) => !Object.is(a, b) || fail(a, b, m, "notStrictEqual");
     assert.deepEqual = (a, b, m) => deepEqual(a, b, strict) || fail(a, b, m, "deepEqual");
@@ -93,7 +103,12 @@
         if (!matches(e, expected)) throw e;
         return;
       }
-      fail(undefined, expected, typeof expected === "string" ? expected : message || "Missing expected exception.", "throws");
+      fail(
+        undefined,
+        expected,
+        typeof expected === "string" ? expected : message || "Missing expected exception.",
+        "throws",
+      );
     };
     assert.doesNotThrow = (fn, message) => {
       try {

@@ -25,7 +25,8 @@
       (e) => {
         var message = e.message;
         if (e.code === "ssrf_blocked")
-          message += " (the Hookline sandbox refuses private and loopback addresses unless the server allows them)";
+          message +=
+            " (the Hookline sandbox refuses private and loopback addresses unless the server allows them)";
         throw coded(e.code || "ENOTFOUND", message, hostname);
       },
     );

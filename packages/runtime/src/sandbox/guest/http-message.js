@@ -23,11 +23,19 @@
   var INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
   function validateHeaderName(name, label) {
     if (typeof name !== "string" || !name || !TOKEN.test(name))
-      throw coded(TypeError, "ERR_INVALID_HTTP_TOKEN", (label || "Header name") + ' must be a valid HTTP token ["' + name + '"]');
+      throw coded(
+        TypeError,
+        "ERR_INVALID_HTTP_TOKEN",
+        (label || "Header name") + ' must be a valid HTTP token ["' + name + '"]',
+      );
   }
   function validateHeaderValue(name, value) {
     if (value === undefined)
-      throw coded(TypeError, "ERR_HTTP_INVALID_HEADER_VALUE", 'Invalid value "' + value + '" for header "' + name + '"');
+      throw coded(
+        TypeError,
+        "ERR_HTTP_INVALID_HEADER_VALUE",
+        'Invalid value "' + value + '" for header "' + name + '"',
+      );
     if (INVALID_VALUE.test(String(value)))
       throw coded(TypeError, "ERR_INVALID_CHAR", 'Invalid character in header content ["' + name + '"]');
   }

@@ -49,14 +49,25 @@
     Agent.defaultMaxSockets = Infinity;
     Agent.prototype.getName = function (options) {
       var o = options || {};
-      return (o.host || "localhost") + ":" + (o.port || "") + ":" + (o.localAddress || "") + (o.family ? ":" + o.family : "");
+      return (
+        (o.host || "localhost") +
+        ":" +
+        (o.port || "") +
+        ":" +
+        (o.localAddress || "") +
+        (o.family ? ":" + o.family : "")
+      );
     };
     Agent.prototype.destroy = function () {};
     Agent.prototype.keepSocketAlive = () => true;
     Agent.prototype.reuseSocket = () => {};
     Agent.prototype.addRequest = () => {};
     Agent.prototype.createConnection = function () {
-      throw coded(Error, "ERR_NOT_AVAILABLE_IN_SANDBOX", "Agent.createConnection() is not available in the Hookline sandbox");
+      throw coded(
+        Error,
+        "ERR_NOT_AVAILABLE_IN_SANDBOX",
+        "Agent.createConnection() is not available in the Hookline sandbox",
+      );
     };
     return Agent;
   }
@@ -88,13 +99,20 @@
       this._chunks = [];
       this._response = null;
       this._timer = 0;
-      this._tls = o.protocol === "https:" ? net.tlsWire(Object.assign({}, this.agent ? this.agent.options : {}, o)) : null;
+      this._tls =
+        o.protocol === "https:"
+          ? net.tlsWire(Object.assign({}, this.agent ? this.agent.options : {}, o))
+          : null;
       var port = o.port ? ":" + o.port : "";
-      var hostname = o.hostname.indexOf(":") >= 0 && o.hostname[0] !== "[" ? "[" + o.hostname + "]" : o.hostname;
+      var hostname =
+        o.hostname.indexOf(":") >= 0 && o.hostname[0] !== "[" ? "[" + o.hostname + "]" : o.hostname;
       this._url = o.protocol + "//" + hostname + port + this.path;
       var headers = o.headers || {};
-      if (Array.isArray(headers)) for (var i = 0; i + 1 < headers.length; i += 2) this.setHeader(headers[i], headers[i + 1]);
-      else for (var name of Object.keys(headers)) if (headers[name] !== undefined) this.setHeader(name, headers[name]);
+      if (Array.isArray(headers))
+        for (var i = 0; i + 1 < headers.length; i += 2) this.setHeader(headers[i], headers[i + 1]);
+      else
+        for (var name of Object.keys(headers))
+          if (headers[name] !== undefined) this.setHeader(name, headers[name]);
       if (o.auth && !this.hasHeader("authorization"))
         this.setHeader("Authorization", "Basic " + Buffer.from(String(o.auth)).toString("base64"));
       this.socket = new msg.RequestSocket(this, o.protocol === "https:");
@@ -205,10 +223,14 @@
       return this;
     }
     setHeader(name, value) {
-      if (this._sent) throw coded(Error, "ERR_HTTP_HEADERS_SENT", "Cannot set headers after they are sent to the client");
+      if (this._sent)
+        throw coded(Error, "ERR_HTTP_HEADERS_SENT", "Cannot set headers after they are sent to the client");
       msg.validateHeaderName(name);
       msg.validateHeaderValue(name, value);
-      this._headers[String(name).toLowerCase()] = [String(name), Array.isArray(value) ? value.map(String) : String(value)];
+      this._headers[String(name).toLowerCase()] = [
+        String(name),
+        Array.isArray(value) ? value.map(String) : String(value),
+      ];
       return this;
     }
     appendHeader(name, value) {
@@ -235,7 +257,12 @@
       return this._headers[String(name).toLowerCase()] !== undefined;
     }
     removeHeader(name) {
-      if (this._sent) throw coded(Error, "ERR_HTTP_HEADERS_SENT", "Cannot remove headers after they are sent to the client");
+      if (this._sent)
+        throw coded(
+          Error,
+          "ERR_HTTP_HEADERS_SENT",
+          "Cannot remove headers after they are sent to the client",
+        );
       delete this._headers[String(name).toLowerCase()];
     }
     flushHeaders() {}
@@ -286,7 +313,8 @@
         (e) => {
           var message = e.message;
           if (e.code === "ssrf_blocked")
-            message += " (the Hookline sandbox refuses private and loopback addresses unless the server allows them)";
+            message +=
+              " (the Hookline sandbox refuses private and loopback addresses unless the server allows them)";
           if (!this.destroyed) this.destroy(coded(Error, e.code || "ECONNRESET", message));
         },
       );
@@ -315,7 +343,11 @@
   // request(url[, options][, cb]) and request(options[, cb]) as one set of fields.
   function requestOptions(defaults, input, options) {
     var o = {};
-    if (typeof input === "string" || input instanceof URL || (input && typeof input.href === "string" && input.searchParams)) {
+    if (
+      typeof input === "string" ||
+      input instanceof URL ||
+      (input && typeof input.href === "string" && input.searchParams)
+    ) {
       var url = input instanceof URL ? input : new URL(String(input));
       o = {
         protocol: url.protocol,
@@ -329,13 +361,19 @@
     if (options && typeof options === "object") Object.assign(o, options);
     o.protocol = o.protocol || (o.agent && o.agent.protocol) || defaults.protocol;
     if (o.protocol !== defaults.protocol)
-      throw coded(TypeError, "ERR_INVALID_PROTOCOL", 'Protocol "' + o.protocol + '" not supported. Expected "' + defaults.protocol + '"');
+      throw coded(
+        TypeError,
+        "ERR_INVALID_PROTOCOL",
+        'Protocol "' + o.protocol + '" not supported. Expected "' + defaults.protocol + '"',
+      );
     var host = o.hostname || o.host || "localhost";
     o.hostname = String(host).replace(/^\[(.*)\]$/, "$1");
     var port = o.port || (o.agent && o.agent.defaultPort) || defaults.defaultPort;
     o.port = String(port) === String(defaults.defaultPort) ? "" : String(port);
-    if (o.socketPath) throw coded(Error, "ENOTSUP", "http.request({ socketPath }) is not available in the Hookline sandbox");
-    if (o.path && /[\u0000-\u0020]/.test(o.path)) throw coded(TypeError, "ERR_UNESCAPED_CHARACTERS", "Request path contains unescaped characters");
+    if (o.socketPath)
+      throw coded(Error, "ENOTSUP", "http.request({ socketPath }) is not available in the Hookline sandbox");
+    if (o.path && /[\u0000-\u0020]/.test(o.path))
+      throw coded(TypeError, "ERR_UNESCAPED_CHARACTERS", "Request path contains unescaped characters");
     return o;
   }
 

@@ -82,7 +82,8 @@
     var v4 = last !== undefined && last.indexOf(".") >= 0;
     if (v4 && !isIPv4(last)) return false;
     var count = groups.length + (v4 ? 1 : 0);
-    for (var i = 0; i < groups.length - (v4 ? 1 : 0); i++) if (!/^[0-9a-fA-F]{1,4}$/.test(groups[i])) return false;
+    for (var i = 0; i < groups.length - (v4 ? 1 : 0); i++)
+      if (!/^[0-9a-fA-F]{1,4}$/.test(groups[i])) return false;
     return parts.length === 2 ? count < 8 : count === 8;
   }
   function isIP(s) {
@@ -144,7 +145,7 @@
       }
       var port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        throw coded("ERR_SOCKET_BAD_PORT", 'Port should be >= 0 and < 65536. Received ' + options.port + ".");
+        throw coded("ERR_SOCKET_BAD_PORT", "Port should be >= 0 and < 65536. Received " + options.port + ".");
       }
       this.connecting = true;
       this._id = ++seq;
@@ -196,7 +197,8 @@
       else if (kind === "error") {
         var message = detail.message;
         if (detail.code === "ssrf_blocked")
-          message += " (the Hookline sandbox refuses private and loopback addresses unless the server allows them)";
+          message +=
+            " (the Hookline sandbox refuses private and loopback addresses unless the server allows them)";
         this.destroy(coded(detail.code, message));
       } else if (kind === "close") this._closedByHost();
     }
@@ -256,7 +258,9 @@
       return this;
     }
     address() {
-      return this._connected ? { address: this.localAddress, port: this.localPort, family: this.remoteFamily } : {};
+      return this._connected
+        ? { address: this.localAddress, port: this.localPort, family: this.remoteFamily }
+        : {};
     }
     ref() {
       return this;
@@ -271,7 +275,10 @@
   }
 
   function JSStreamSocket() {
-    throw coded("ERR_NOT_AVAILABLE_IN_SANDBOX", "TLS over a non-socket stream is not available in the Hookline sandbox");
+    throw coded(
+      "ERR_NOT_AVAILABLE_IN_SANDBOX",
+      "TLS over a non-socket stream is not available in the Hookline sandbox",
+    );
   }
   class TLSSocket extends Socket {
     constructor(socket, options) {
@@ -283,7 +290,8 @@
       this._tlsInfo = null;
       // A TLSSocket around another kind of stream (Node's JSStreamSocket): only the shape that
       // http2-wrapper reads at load (`._handle._parentWrap.constructor`); using it fails clearly.
-      if (socket && !(socket instanceof Socket)) this._handle = { _parentWrap: Object.create(JSStreamSocket.prototype) };
+      if (socket && !(socket instanceof Socket))
+        this._handle = { _parentWrap: Object.create(JSStreamSocket.prototype) };
     }
     _secured(info) {
       this._tlsInfo = info;
@@ -331,7 +339,8 @@
     var given = normalize(arguments);
     var options = given.options;
     var wire = tlsWire(options);
-    if (wire.servername === undefined && options.host && !isIP(options.host)) wire.servername = String(options.host);
+    if (wire.servername === undefined && options.host && !isIP(options.host))
+      wire.servername = String(options.host);
     var socket = new TLSSocket(options.socket, options);
     if (given.cb) socket.once("secureConnect", given.cb);
     var plain = options.socket;

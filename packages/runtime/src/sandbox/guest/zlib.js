@@ -20,7 +20,9 @@
     if (typeof data === "string") return Buffer.from(data, "utf8");
     if (data instanceof ArrayBuffer) return Buffer.from(new Uint8Array(data));
     if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    var err = new TypeError('The "buffer" argument must be of type string or an instance of Buffer, TypedArray, DataView, or ArrayBuffer.');
+    var err = new TypeError(
+      'The "buffer" argument must be of type string or an instance of Buffer, TypedArray, DataView, or ArrayBuffer.',
+    );
     err.code = "ERR_INVALID_ARG_TYPE";
     throw err;
   }
@@ -46,7 +48,12 @@
 
   function oneShot(kind) {
     function sync(data, options) {
-      var out = call({ op: "sync", kind: kind, data: toBuffer(data).toString("base64"), options: wireOptions(options) });
+      var out = call({
+        op: "sync",
+        kind: kind,
+        data: toBuffer(data).toString("base64"),
+        options: wireOptions(options),
+      });
       return Buffer.from(out.data, "base64");
     }
     function withCallback(data, options, cb) {
