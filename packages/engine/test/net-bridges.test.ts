@@ -69,33 +69,41 @@ export default {
   },
 };`;
 
-describe("a deployed source using an npm SDK", () => {
-  let hookline: Hookline;
-  let ws: string;
-  beforeAll(async () => {
-    hookline = createHookline({ packages, worker: false, allowPrivateUrls: true });
-    ws = (await hookline.workspaces.create({ name: "acme" })).id;
-  });
-  afterAll(() => hookline.close());
+describe.each(["thread", "pool"] as const)(
+  "a deployed source using an npm SDK, sandboxes in %s mode",
+  (mode) => {
+    let hookline: Hookline;
+    let ws: string;
+    beforeAll(async () => {
+      hookline = createHookline({
+        packages,
+        worker: false,
+        allowPrivateUrls: true,
+        sandboxes: { mode, size: 1 },
+      });
+      ws = (await hookline.workspaces.create({ name: "acme" })).id;
+    });
+    afterAll(() => hookline.close());
 
-  it("calls the API with the Stripe SDK over https and emits the answer", async () => {
-    const source = await hookline.sources.deploy(ws, {
-      code: { code: STRIPE_SOURCE, filename: "stripe-source.mjs" },
-      props: { apiKey: "sk_test_hookline", port: stripePort, ca },
+    it("calls the API with the Stripe SDK over https and emits the answer", async () => {
+      const source = await hookline.sources.deploy(ws, {
+        code: { code: STRIPE_SOURCE, filename: "stripe-source.mjs" },
+        props: { apiKey: "sk_test_hookline", port: stripePort, ca },
+      });
+      const run = await hookline.sources.run(ws, source.id);
+      expect(run.error).toBeUndefined();
+      expect(run.emitted.map((e) => e.body)).toEqual([
+        { id: "cus_123", object: "customer", email: "ada@example.com" },
+      ]);
+      expect(seen.at(-1)).toEqual({
+        method: "POST",
+        url: "/v1/customers",
+        authorization: "Bearer sk_test_hookline",
+        body: "email=ada%40example.com",
+      });
     });
-    const run = await hookline.sources.run(ws, source.id);
-    expect(run.error).toBeUndefined();
-    expect(run.emitted.map((e) => e.body)).toEqual([
-      { id: "cus_123", object: "customer", email: "ada@example.com" },
-    ]);
-    expect(seen.at(-1)).toEqual({
-      method: "POST",
-      url: "/v1/customers",
-      authorization: "Bearer sk_test_hookline",
-      body: "email=ada%40example.com",
-    });
-  });
-});
+  },
+);
 
 const GUARDED = `import net from "net"; import https from "https"; import dns from "dns";
 export default {
