@@ -32,6 +32,8 @@
       (json) => {
         polling = false;
         var events = S.jsonParse(json);
+        // Nothing to say means the host let go of this sandbox's sockets: they are gone.
+        if (events.length === 0) events = Array.from(open.keys(), (id) => ["error", id, GONE]);
         var failure = null;
         for (var i = 0; i < events.length; i++) {
           var socket = open.get(events[i][1]);
@@ -50,6 +52,7 @@
       },
     );
   }
+  var GONE = { code: "ECONNRESET", message: "The host closed the sandbox's sockets" };
   var PEM_FIELDS = ["ca", "cert", "key"];
   // TLS options as the host takes them: certificates and keys as PEM text.
   function tlsWire(options) {
