@@ -145,5 +145,14 @@ describe.each(["thread", "pool"] as const)("the SSRF guard, sandboxes in %s mode
       lookup: "ssrf_blocked",
     });
     expect(tcpConnections).toBe(before);
+    // Refusals are in the component's logs even when an SDK swallows them.
+    const logs = (await hookline.sources.logs(ws, source.id, {})).items.map((l) => `${l.level} ${l.message}`);
+    expect(logs).toEqual(
+      expect.arrayContaining([
+        `warn net.connect 127.0.0.1:${tcpPort} refused: Destination address is private: 127.0.0.1 (the Hookline sandbox refuses private and loopback addresses unless the server allows them)`,
+        expect.stringMatching(/^warn GET https:\/\/127\.0\.0\.1:\d+\/ refused: /),
+        expect.stringMatching(/^warn dns\.lookup localhost refused: /),
+      ]),
+    );
   });
 });

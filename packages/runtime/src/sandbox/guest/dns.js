@@ -23,11 +23,7 @@
         return all;
       },
       (e) => {
-        var message = e.message;
-        if (e.code === "ssrf_blocked")
-          message +=
-            " (the Hookline sandbox refuses private and loopback addresses unless the server allows them)";
-        throw coded(e.code || "ENOTFOUND", message, hostname);
+        throw coded(e.code || "ENOTFOUND", S.load("net").explain(e, "dns.lookup " + hostname), hostname);
       },
     );
   }

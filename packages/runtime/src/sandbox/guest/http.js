@@ -311,10 +311,7 @@
       S.hostAsync("http", S.jsonStringify(request)).then(
         (json) => this._answer(S.jsonParse(json)),
         (e) => {
-          var message = e.message;
-          if (e.code === "ssrf_blocked")
-            message +=
-              " (the Hookline sandbox refuses private and loopback addresses unless the server allows them)";
+          var message = net.explain(e, this.method + " " + this._url);
           if (!this.destroyed) this.destroy(coded(Error, e.code || "ECONNRESET", message));
         },
       );

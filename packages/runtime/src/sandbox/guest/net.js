@@ -52,6 +52,15 @@
       },
     );
   }
+  // An error's message; one from the SSRF guard says why and goes to the component's logs too
+  // (an SDK that retries or swallows it would leave no trace otherwise).
+  function explain(error, what) {
+    if (error.code !== "ssrf_blocked") return error.message;
+    var message =
+      error.message + " (the Hookline sandbox refuses private and loopback addresses unless the server allows them)";
+    S.G.console.warn(what + " refused: " + message);
+    return message;
+  }
   var GONE = { code: "ECONNRESET", message: "The host closed the sandbox's sockets" };
   var PEM_FIELDS = ["ca", "cert", "key"];
   // TLS options as the host takes them: certificates and keys as PEM text.
@@ -154,6 +163,7 @@
       this._id = ++seq;
       open.set(this._id, this);
       var cmd = { op: "open", id: this._id, host: String(options.host || "localhost"), port: port };
+      this._target = cmd.host + ":" + port;
       if (options.family === 4 || options.family === 6) cmd.family = options.family;
       if (tls) cmd.tls = tls;
       this._send(cmd);
@@ -198,11 +208,7 @@
       } else if (kind === "end") this.push(null);
       else if (kind === "timeout") this.emit("timeout");
       else if (kind === "error") {
-        var message = detail.message;
-        if (detail.code === "ssrf_blocked")
-          message +=
-            " (the Hookline sandbox refuses private and loopback addresses unless the server allows them)";
-        this.destroy(coded(detail.code, message));
+        this.destroy(coded(detail.code, explain(detail, "net.connect " + this._target)));
       } else if (kind === "close") this._closedByHost();
     }
     _closedByHost() {
@@ -399,5 +405,5 @@
   Object.defineProperty(tls, "rootCertificates", { enumerable: true, get: () => hostInfo().roots });
   net.default = net;
   tls.default = tls;
-  return { isIP: isIP, tlsWire: tlsWire, modules: { net: net, tls: tls } };
+  return { isIP: isIP, tlsWire: tlsWire, explain: explain, modules: { net: net, tls: tls } };
 });
