@@ -114,6 +114,7 @@ export interface SocketRequest {
  * The runtime owns the sockets' caps, idle timeouts and closing (docs/security.md, "Sockets").
  */
 export interface NetBridge {
+  /** Opens a socket (TLS when `request.tls` is given); resolves once connected. */
   connect(request: SocketRequest): Promise<NetSocket>;
   /** Starts TLS on a connected socket (`tls.connect({ socket })`, STARTTLS). */
   upgrade(socket: NetSocket, options: BridgeTlsOptions & { timeoutMs?: number }): Promise<NetSocket>;
