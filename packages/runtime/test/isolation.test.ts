@@ -24,8 +24,12 @@ describe("isolation", () => {
           attempt("std", () => typeof globalThis.std + "/" + typeof globalThis.os);
           attempt("importFs", () => typeof import.meta);
           let dynamicImport;
-          try { await import("fs"); dynamicImport = "imported"; } catch (e) { dynamicImport = "threw"; }
+          // QuickJS's own module loader (an import() the bundler did not see) has nothing behind it.
+          try { await new Function("return import('fs')")(); dynamicImport = "imported"; } catch (e) { dynamicImport = "threw"; }
           probes.dynamicImport = dynamicImport;
+          // The bundler's import() is require() in a promise: the sandbox's fs, /tmp only.
+          const viaImport = await import("fs");
+          try { viaImport.readFileSync("/etc/passwd"); probes.importedFs = "read"; } catch (e) { probes.importedFs = e.code; }
           return probes;
         },
       };`;
@@ -45,6 +49,7 @@ describe("isolation", () => {
     expect(p.ctorEscape).toBe("undefined");
     expect(p.std).toBe("undefined/undefined");
     expect(p.dynamicImport).toBe("threw");
+    expect(p.importedFs).toBe("EACCES");
     m.dispose();
   });
 

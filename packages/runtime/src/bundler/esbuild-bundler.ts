@@ -139,6 +139,9 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
     legalComments: "none",
     logLevel: "silent",
     define: { "process.env.NODE_ENV": '"production"' },
+    // `await import("node:stream")` or a lazily imported dependency: a require() in a promise, as
+    // QuickJS has no module loader behind the bundle.
+    supported: { "dynamic-import": false },
     // An ES module component runs in strict mode, as it does on Pipedream (ES modules are strict):
     // writing to a frozen object such as `$auth` throws instead of doing nothing. The CommonJS
     // output format would otherwise drop that. `.cjs` and CommonJS `.js` files stay sloppy.

@@ -22,6 +22,8 @@ var S = {
   G: G,
   cfg: cfg,
   load: load,
+  // Node's modules as `require` gives them (the vendored packages require each other's).
+  require: requireBuiltin,
   hostCall: hostCall,
   hostAsync: hostAsync,
   jsonStringify: jsonStringify,
@@ -36,7 +38,10 @@ var LAZY =
   "crypto,#crypto:crypto fetch,Headers,Response:fetch structuredClone:clone process,#process,#tty:process " +
   "setTimeout,clearTimeout,setInterval,clearInterval,setImmediate,clearImmediate,queueMicrotask,#timers:timers " +
   "#querystring:querystring #diagnostics_channel:channels #util,#util/types:util #events:events #@pipedream/platform,#@pipedream/types:platform " +
-  "#fs,#fs/promises:fs #path,#path/posix,#os:path #stream,#stream/promises:stream";
+  "#fs,#fs/promises:fs #path,#path/posix,#os:path #stream,#stream/promises:stream " +
+  "#string_decoder:vendor/string_decoder " +
+  "DOMException,Event,EventTarget,AbortController,AbortSignal,Blob,File,FormData,performance,ReadableStream," +
+  "WritableStream,TransformStream,ByteLengthQueuingStrategy,CountQueuingStrategy,#perf_hooks,#stream/web:web";
 function setGlobal(name, value) {
   Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
   return value;
