@@ -36,7 +36,7 @@ var S = {
 var LAZY =
   "console:console Buffer,TextEncoder,TextDecoder,atob,btoa,#buffer:bytes URL,URLSearchParams,#url:url " +
   "crypto,#crypto:crypto fetch,Headers,Response:fetch structuredClone:clone process,#process,#tty:process " +
-  "setTimeout,clearTimeout,setInterval,clearInterval,setImmediate,clearImmediate,queueMicrotask,#timers:timers " +
+  "setTimeout,clearTimeout,setInterval,clearInterval,setImmediate,clearImmediate,queueMicrotask,#timers,#timers/promises:timers " +
   "#querystring:querystring #diagnostics_channel:channels #util,#util/types:util #events:events #@pipedream/platform,#@pipedream/types:platform " +
   "#fs,#fs/promises:fs #path,#path/posix,#os:path #stream,#stream/promises:stream " +
   "#string_decoder:vendor/string_decoder " +
