@@ -127,9 +127,42 @@
     throw new TypeError("Unknown encoding: " + encoding);
   }
 
+  // Node's "base64url" encoding, which the `buffer` package does not know.
+  function addBase64url(Buffer) {
+    var isUrl = (enc) => typeof enc === "string" && enc.toLowerCase() === "base64url";
+    var proto = Buffer.prototype;
+    var toString = proto.toString;
+    proto.toString = function (enc, start, end) {
+      if (!isUrl(enc)) return toString.apply(this, arguments);
+      return base64Encode(this.subarray(start || 0, end === undefined ? this.length : end), true);
+    };
+    var write = proto.write;
+    proto.write = function (str, offset, length, enc) {
+      var encoding = [offset, length, enc].find((a) => typeof a === "string");
+      if (!isUrl(encoding)) return write.apply(this, arguments);
+      var at = typeof offset === "number" ? offset : 0;
+      var decoded = base64Decode(str);
+      var n = Math.min(decoded.length, this.length - at, typeof length === "number" ? length : Infinity);
+      this.set(decoded.subarray(0, n), at);
+      return n;
+    };
+    var from = Buffer.from;
+    Buffer.from = function (value, enc) {
+      if (typeof value === "string" && isUrl(enc)) return from.call(Buffer, base64Decode(value));
+      return from.apply(Buffer, arguments);
+    };
+    var byteLength = Buffer.byteLength;
+    Buffer.byteLength = function (value, enc) {
+      if (typeof value === "string" && isUrl(enc)) return base64Decode(value).length;
+      return byteLength.apply(Buffer, arguments);
+    };
+    var isEncoding = Buffer.isEncoding;
+    Buffer.isEncoding = (enc) => isUrl(enc) || isEncoding(enc);
+  }
   // Buffer is the `buffer` package's (guest/vendor/buffer.js): Node's API, range checks included.
   var bufferModule = S.load("vendor/buffer").modules.buffer;
   var Buffer = bufferModule.Buffer;
+  addBase64url(Buffer);
   var btoa = (s) => base64Encode(encodeString(String(s), "latin1"), false);
   var atob = (s) => decodeBytes(base64Decode(s), "latin1");
   var buffer = {
