@@ -45,6 +45,16 @@ export function withPinWarnings(
   description: ComponentDescription,
   packages: LoadedComponent["packages"],
 ): ComponentDescription {
+  // A package served from the cache because the registry could not be reached (any kind).
+  const offline = packages
+    .filter((p) => p.offline !== undefined)
+    .map((p) => ({
+      code: "package_from_cache",
+      path: `imports.${p.name}`,
+      message: `${p.name}@${p.version} came from the package cache: ${p.offline}; a newer version in the range may exist`,
+    }));
+  if (offline.length > 0)
+    description = { ...description, warnings: [...(description.warnings ?? []), ...offline] };
   if (description.type !== "action") return description;
   const pins = packages.filter((p) => p.range !== undefined);
   if (pins.length === 0) return description;

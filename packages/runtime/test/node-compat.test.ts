@@ -178,7 +178,8 @@ describe("crypto on the host, as Node computes it", () => {
     const rsaPem = rsa.privateKey.export({ type: "pkcs8", format: "pem" }) as string;
     const rsaPub = rsa.publicKey.export({ type: "spki", format: "pem" }) as string;
     const edPem = ed.privateKey.export({ type: "pkcs8", format: "pem" }) as string;
-    const out = await run(`
+    const out = await run(
+      `
       const rsaPem = ${JSON.stringify(rsaPem)}, rsaPub = ${JSON.stringify(rsaPub)}, edPem = ${JSON.stringify(edPem)};
       const pkcs1 = crypto.createSign("RSA-SHA256").update("pay").update("load").sign(rsaPem, "base64");
       const ed = crypto.sign(null, Buffer.from("payload"), edPem).toString("hex");
@@ -194,7 +195,10 @@ describe("crypto on the host, as Node computes it", () => {
         ecPub: mine.publicKey.export({ type: "spki", format: "pem" }), ecSig: ecSig.toString("base64"),
         type: mine.privateKey.asymmetricKeyType, curve: mine.privateKey.asymmetricKeyDetails.namedCurve,
         keyType: crypto.createPublicKey(rsaPub).type,
-      };`, {}, `import crypto from "crypto";`);
+      };`,
+      {},
+      `import crypto from "crypto";`,
+    );
     expect(out.pkcs1).toBe(sign("sha256", Buffer.from("payload"), rsaPem).toString("base64"));
     expect(out.ed).toBe(sign(null, Buffer.from("payload"), edPem).toString("hex"));
     expect(
@@ -207,15 +211,16 @@ describe("crypto on the host, as Node computes it", () => {
     ).toBe(true);
     expect(out.verified).toBe(true);
     expect(out.forged).toBe(false);
-    expect(verify("sha256", Buffer.from("x"), createPublicKey(out.ecPub), Buffer.from(out.ecSig, "base64"))).toBe(
-      true,
-    );
+    expect(
+      verify("sha256", Buffer.from("x"), createPublicKey(out.ecPub), Buffer.from(out.ecSig, "base64")),
+    ).toBe(true);
     expect([out.type, out.curve, out.keyType]).toEqual(["ec", "prime256v1", "public"]);
     expect(createPrivateKey(rsaPem).asymmetricKeyType).toBe("rsa");
   });
 
   it("ciphers (CBC, GCM with its tag), pbkdf2, scrypt and randomBytes give Node's bytes; crypto-js runs", async () => {
-    const out = await run(`
+    const out = await run(
+      `
       const key = crypto.pbkdf2Sync("secret", "salt", 1000, 32, "sha256");
       const iv = Buffer.alloc(16, 7);
       const c = crypto.createCipheriv("aes-256-cbc", key, iv);
@@ -236,7 +241,10 @@ describe("crypto on the host, as Node computes it", () => {
         cjsAes: CryptoJS.AES.decrypt(CryptoJS.AES.encrypt("round trip", "pw").toString(), "pw").toString(CryptoJS.enc.Utf8),
         pss: crypto.constants.RSA_PKCS1_PSS_PADDING,
         ciphers: crypto.getCiphers().includes("aes-256-gcm"),
-      };`, {}, `import crypto from "crypto"; import CryptoJS from "crypto-js";`);
+      };`,
+      {},
+      `import crypto from "crypto"; import CryptoJS from "crypto-js";`,
+    );
     const key = pbkdf2Sync("secret", "salt", 1000, 32, "sha256");
     const iv = Buffer.alloc(16, 7);
     const c = createCipheriv("aes-256-cbc", key, iv);
@@ -263,10 +271,16 @@ describe("crypto on the host, as Node computes it", () => {
   });
 
   it("bounds what the host derives synchronously", async () => {
-    const out = await run(`
+    const out = await run(
+      `
       try { crypto.pbkdf2Sync("p", "s", 50000000, 32, "sha256"); return "derived"; } catch (e) { return { name: e.name, message: e.message }; }`,
-      {}, `import crypto from "crypto";`);
-    expect(out).toEqual({ name: "RangeError", message: expect.stringContaining("at most 1000000 iterations") });
+      {},
+      `import crypto from "crypto";`,
+    );
+    expect(out).toEqual({
+      name: "RangeError",
+      message: expect.stringContaining("at most 1000000 iterations"),
+    });
   });
 });
 

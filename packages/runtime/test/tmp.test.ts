@@ -273,7 +273,13 @@ describe("/tmp", () => {
       };`);
     const out = await run(m);
     const expected = BLOB.toString("base64");
-    expect(out).toMatchObject({ fetched: expected, axios: expected, buffer: expected, seen: BLOB.length, joined: true });
+    expect(out).toMatchObject({
+      fetched: expected,
+      axios: expected,
+      buffer: expected,
+      seen: BLOB.length,
+      joined: true,
+    });
     expect(out.chunks).toBe(4);
     expect(out.tooBig).toBe("ENOSPC");
     m.dispose();

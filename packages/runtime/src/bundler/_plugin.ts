@@ -10,7 +10,7 @@ import { builtinModules } from "node:module";
 import { dirname, join, posix, sep } from "node:path";
 import type { StateHolder } from "./_contexts.js";
 import type { ResolutionCache } from "./_resolution-cache.js";
-import { parseSpecifier } from "./_semver.js";
+import { parseSpecifier } from "./_specifier.js";
 import type { PackageResolver } from "./types.js";
 
 /** Modules the sandbox provides itself; never bundled. */
@@ -52,7 +52,7 @@ export interface BuildState {
   componentDir: string;
   entryPath: string;
   /** The packages bundled in, with the ranges the component's own imports named. */
-  packages: Map<string, { version: string; ranges: Set<string> }>;
+  packages: Map<string, { version: string; ranges: Set<string>; offline?: string }>;
   /** Relative imports not among the files, as paths relative to the entry's folder. */
   missing: Set<string>;
   /** The version of the package at a root, read once per build. */
@@ -140,6 +140,7 @@ export function hooklinePlugin(
       const { packages } = current();
       const used = packages.get(name) ?? { version: found.version, ranges: new Set<string>() };
       if (!inFile && range) used.ranges.add(range);
+      if (found.offline) used.offline = found.offline;
       packages.set(name, used);
       return { path: result.path, namespace: "file" };
     }

@@ -179,9 +179,12 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
     return {
       code,
       hash: createHash("sha256").update(code).digest("hex"),
-      packages: [...state.packages].map(([name, { version, ranges }]) =>
-        ranges.size > 0 ? { name, version, range: [...ranges].sort().join(", ") } : { name, version },
-      ),
+      packages: [...state.packages].map(([name, { version, ranges, offline }]) => ({
+        name,
+        version,
+        ...(ranges.size > 0 ? { range: [...ranges].sort().join(", ") } : {}),
+        ...(offline ? { offline } : {}),
+      })),
       warnings: result.warnings.map((w) => w.text),
     };
   }

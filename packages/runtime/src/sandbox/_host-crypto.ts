@@ -129,11 +129,21 @@ export const CRYPTO_OPS = {
     sign(arg.algorithm, bytes(arg.data), nodeKey(arg.key)).toString("base64"),
   "crypto.verify": (arg: { algorithm: string | null; key: KeyArg; data: string; signature: string }) =>
     verify(arg.algorithm, bytes(arg.data), nodeKey(arg.key), bytes(arg.signature)),
-  "crypto.rsa": (arg: { fn: "publicEncrypt" | "privateDecrypt" | "privateEncrypt" | "publicDecrypt"; key: KeyArg; data: string }) => {
+  "crypto.rsa": (arg: {
+    fn: "publicEncrypt" | "privateDecrypt" | "privateEncrypt" | "publicDecrypt";
+    key: KeyArg;
+    data: string;
+  }) => {
     const fn = { publicEncrypt, privateDecrypt, privateEncrypt, publicDecrypt }[arg.fn];
     return fn(nodeKey(arg.key), bytes(arg.data)).toString("base64");
   },
-  "crypto.pbkdf2": (arg: { password: string; salt: string; iterations: number; keylen: number; digest: string }) => {
+  "crypto.pbkdf2": (arg: {
+    password: string;
+    salt: string;
+    iterations: number;
+    keylen: number;
+    digest: string;
+  }) => {
     // The host computes it synchronously: bounded so that a component cannot hold the thread.
     if (arg.iterations > MAX_PBKDF2_ITERATIONS || arg.keylen > MAX_DERIVED_BYTES)
       throw new RangeError(
@@ -143,7 +153,12 @@ export const CRYPTO_OPS = {
       "base64",
     );
   },
-  "crypto.scrypt": (arg: { password: string; salt: string; keylen: number; options?: Record<string, number> }) => {
+  "crypto.scrypt": (arg: {
+    password: string;
+    salt: string;
+    keylen: number;
+    options?: Record<string, number>;
+  }) => {
     if (arg.keylen > MAX_DERIVED_BYTES) throw new RangeError(`scrypt: at most ${MAX_DERIVED_BYTES} bytes`);
     // Node's own memory cap (32 MB by default) bounds N and r, and so the time.
     const { maxmem: _ignored, ...options } = arg.options ?? {};

@@ -55,10 +55,13 @@ export const INTL_OPS = {
   "intl.call": (arg: Spec & { method: string; args: unknown[] }) => {
     const f = formatter(arg);
     const fn = f[arg.method];
-    if (typeof fn !== "function") throw new TypeError(`Intl.${arg.kind}.prototype.${arg.method} is not a function`);
+    if (typeof fn !== "function")
+      throw new TypeError(`Intl.${arg.kind}.prototype.${arg.method} is not a function`);
     const result = fn.apply(f, arg.args.map(value));
     // A Segmenter's segments are an iterable: the guest gets them as an array.
-    return arg.kind === "Segmenter" && arg.method === "segment" ? Array.from(result as Iterable<unknown>) : result;
+    return arg.kind === "Segmenter" && arg.method === "segment"
+      ? Array.from(result as Iterable<unknown>)
+      : result;
   },
   "intl.supported": (arg: { kind: Kind | "values"; locales?: string | string[]; key?: string }) => {
     if (arg.kind === "values") return Intl.supportedValuesOf(arg.key as never);

@@ -74,14 +74,17 @@ for (var group of LAZY.split(" ")) {
 
 // Intl (guest/intl.js, over the host's) and the locale methods of Date, Number and String.
 lazyGlobal("Intl", "intl");
-for (var locale of "Date:toLocaleString:all Date:toLocaleDateString:date Date:toLocaleTimeString:time Number:toLocaleString:number".split(" ")) {
+for (var locale of "Date:toLocaleString:all Date:toLocaleDateString:date Date:toLocaleTimeString:time Number:toLocaleString:number".split(
+  " ",
+)) {
   var [cls, method, kind] = locale.split(":");
   Object.defineProperty(G[cls].prototype, method, {
     writable: true,
     configurable: true,
-    value: ((k) => function (locales, options) {
-      return load("intl").toLocale(k, this, locales, options);
-    })(kind),
+    value: ((k) =>
+      function (locales, options) {
+        return load("intl").toLocale(k, this, locales, options);
+      })(kind),
   });
 }
 Object.defineProperty(String.prototype, "localeCompare", {

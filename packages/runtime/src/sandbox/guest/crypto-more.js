@@ -61,7 +61,9 @@
     if (k && typeof k === "object") {
       if (typeof k.kty === "string") return { jwk: k };
       if (k.format === "jwk") return { jwk: k.key };
-      var arg = { key: typeof k.key === "string" && k.encoding ? { b64: b64(k.key, k.encoding) } : keyArg(k.key) };
+      var arg = {
+        key: typeof k.key === "string" && k.encoding ? { b64: b64(k.key, k.encoding) } : keyArg(k.key),
+      };
       for (var f of ["format", "type", "padding", "saltLength", "dsaEncoding", "oaepHash"])
         if (k[f] !== undefined) arg[f] = k[f];
       if (k.passphrase !== undefined) arg.passphrase = { b64: b64(k.passphrase) };
@@ -69,7 +71,8 @@
     }
     throw new TypeError("The key must be a string, a Buffer, a KeyObject or a key object");
   }
-  var createKey = (kind) => (key) => new KeyObject(callHost("crypto.createKey", { kind: kind, key: keyArg(key) }));
+  var createKey = (kind) => (key) =>
+    new KeyObject(callHost("crypto.createKey", { kind: kind, key: keyArg(key) }));
 
   function Cipher(decipher, algorithm, key, iv, options) {
     this._arg = {
@@ -120,7 +123,10 @@
     return b64(Buffer.concat(this._parts));
   };
   Signer.prototype.sign = function (key, encoding) {
-    return out(callHost("crypto.sign", { algorithm: this._alg, key: keyArg(key), data: this._data() }), encoding);
+    return out(
+      callHost("crypto.sign", { algorithm: this._alg, key: keyArg(key), data: this._data() }),
+      encoding,
+    );
   };
   Signer.prototype.verify = function (key, signature, encoding) {
     return callHost("crypto.verify", {
@@ -146,10 +152,23 @@
     return out(r);
   }
   function scryptSync(password, salt, keylen, options) {
-    return out(callHost("crypto.scrypt", { password: b64(password), salt: b64(salt), keylen: keylen, options: options }));
+    return out(
+      callHost("crypto.scrypt", {
+        password: b64(password),
+        salt: b64(salt),
+        keylen: keylen,
+        options: options,
+      }),
+    );
   }
   function hkdfSync(digest, ikm, salt, info, keylen) {
-    var r = callHost("crypto.hkdf", { digest: digest, ikm: b64(ikm), salt: b64(salt), info: b64(info), keylen: keylen });
+    var r = callHost("crypto.hkdf", {
+      digest: digest,
+      ikm: b64(ikm),
+      salt: b64(salt),
+      info: b64(info),
+      keylen: keylen,
+    });
     return Buffer.from(r, "base64").buffer;
   }
   function pairPart(part) {
@@ -200,10 +219,12 @@
           later(cb, () => scryptSync(password, salt, keylen, options));
         },
         hkdfSync: hkdfSync,
-        hkdf: (digest, ikm, salt, info, keylen, cb) => later(cb, () => hkdfSync(digest, ikm, salt, info, keylen)),
+        hkdf: (digest, ikm, salt, info, keylen, cb) =>
+          later(cb, () => hkdfSync(digest, ikm, salt, info, keylen)),
         generateKeyPairSync: generateKeyPairSync,
         generateKeyPair: (type, options, cb) => {
-          if (typeof cb !== "function") throw new TypeError('The "callback" argument must be of type function');
+          if (typeof cb !== "function")
+            throw new TypeError('The "callback" argument must be of type function');
           var pair;
           try {
             pair = generateKeyPairSync(type, options);

@@ -22,7 +22,9 @@
     typeof emitter.listeners === "function" ? emitter.listeners(name) : [];
   EventEmitter.setMaxListeners = () => undefined;
   EventEmitter.getMaxListeners = (emitter) =>
-    typeof emitter.getMaxListeners === "function" ? emitter.getMaxListeners() : EventEmitter.defaultMaxListeners;
+    typeof emitter.getMaxListeners === "function"
+      ? emitter.getMaxListeners()
+      : EventEmitter.defaultMaxListeners;
   EventEmitter.default = EventEmitter;
   return { modules: { events: EventEmitter } };
 });

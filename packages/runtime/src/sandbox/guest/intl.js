@@ -45,7 +45,8 @@
       configurable: true,
       get: function () {
         var spec = this._spec;
-        return (...args) => callHost("intl.call", Object.assign({ method: name, args: args.map(wire) }, spec));
+        return (...args) =>
+          callHost("intl.call", Object.assign({ method: name, args: args.map(wire) }, spec));
       },
     });
   }
@@ -72,7 +73,19 @@
     var o = Object.assign({}, options);
     var has = (keys) => keys.some((k) => o[k] !== undefined);
     if (has(["dateStyle", "timeStyle"])) return o;
-    if (!has(["weekday", "year", "month", "day", "hour", "minute", "second", "dayPeriod", "fractionalSecondDigits"]))
+    if (
+      !has([
+        "weekday",
+        "year",
+        "month",
+        "day",
+        "hour",
+        "minute",
+        "second",
+        "dayPeriod",
+        "fractionalSecondDigits",
+      ])
+    )
       Object.assign(o, defaults);
     return o;
   }

@@ -40,7 +40,9 @@
     }),
     cpuUsage: () => ({ user: 0, system: 0 }),
     exit: (code) => {
-      var err = new Error("process.exit(" + (code === undefined ? "" : code) + ") is not available in the Hookline sandbox");
+      var err = new Error(
+        "process.exit(" + (code === undefined ? "" : code) + ") is not available in the Hookline sandbox",
+      );
       err.code = "ERR_NOT_AVAILABLE_IN_SANDBOX";
       throw err;
     },
@@ -51,7 +53,9 @@
   // Process events (exit, uncaughtException, warning...) never come in the sandbox: packages that
   // listen for them load, and their listeners are kept but never called.
   var listeners = [];
-  for (var method of "on addListener once prependListener prependOnceListener off removeListener removeAllListeners setMaxListeners".split(" "))
+  for (var method of "on addListener once prependListener prependOnceListener off removeListener removeAllListeners setMaxListeners".split(
+    " ",
+  ))
     process[method] = () => process;
   process.emit = () => false;
   process.listeners = () => listeners.slice();

@@ -22,7 +22,8 @@
       },
     };
   }
-  Readable.fromWeb = (web, opts) => Readable.from(iterateWeb(web), Object.assign({ objectMode: false }, opts));
+  Readable.fromWeb = (web, opts) =>
+    Readable.from(iterateWeb(web), Object.assign({ objectMode: false }, opts));
   Readable.toWeb = (readable) => {
     var it = readable[Symbol.asyncIterator]();
     return new S.G.ReadableStream({
@@ -57,5 +58,9 @@
       abort: (reason) => writable.destroy(reason),
     });
   Stream.default = Stream;
-  return { Readable: Readable, Writable: Writable, modules: { stream: Stream, "stream/promises": Stream.promises } };
+  return {
+    Readable: Readable,
+    Writable: Writable,
+    modules: { stream: Stream, "stream/promises": Stream.promises },
+  };
 });

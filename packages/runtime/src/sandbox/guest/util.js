@@ -53,7 +53,11 @@
       },
       // As Node's: the prototype chain and `super_`; the constructors' own statics are not shared.
       inherits: (ctor, superCtor) => {
-        if (typeof ctor !== "function" || typeof superCtor !== "function" || superCtor.prototype === undefined)
+        if (
+          typeof ctor !== "function" ||
+          typeof superCtor !== "function" ||
+          superCtor.prototype === undefined
+        )
           throw new TypeError("util.inherits needs two constructors");
         Object.defineProperty(ctor, "super_", { value: superCtor, writable: true, configurable: true });
         Object.setPrototypeOf(ctor.prototype, superCtor.prototype);

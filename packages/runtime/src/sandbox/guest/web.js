@@ -10,7 +10,8 @@
     constructor(message, name) {
       super(message === undefined ? "" : String(message));
       this.name = name === undefined ? "Error" : String(name);
-      this.code = { AbortError: 20, TimeoutError: 23, NotSupportedError: 9, InvalidStateError: 11 }[this.name] || 0;
+      this.code =
+        { AbortError: 20, TimeoutError: 23, NotSupportedError: 9, InvalidStateError: 11 }[this.name] || 0;
     }
   }
   class Event {
@@ -48,7 +49,8 @@
     }
     removeEventListener(type, listener) {
       var list = this[LISTENERS].get(type);
-      if (list) this[LISTENERS].set(
+      if (list)
+        this[LISTENERS].set(
           type,
           list.filter((l) => l.listener !== listener),
         );
@@ -89,7 +91,8 @@
     static timeout(ms) {
       var signal = new AbortSignal();
       G.setTimeout(
-        () => signalAbort(signal, new DOMException("The operation was aborted due to timeout", "TimeoutError")),
+        () =>
+          signalAbort(signal, new DOMException("The operation was aborted due to timeout", "TimeoutError")),
         ms,
       );
       return signal;
@@ -176,7 +179,8 @@
     constructor(parts, name, options) {
       super(parts, options);
       this.name = String(name);
-      this.lastModified = options && options.lastModified !== undefined ? Number(options.lastModified) : Date.now();
+      this.lastModified =
+        options && options.lastModified !== undefined ? Number(options.lastModified) : Date.now();
     }
     get [Symbol.toStringTag]() {
       return "File";
@@ -276,12 +280,19 @@
       var opts = start && typeof start === "object" ? start : undefined;
       var from = at(opts ? opts.start : start, 0);
       var to = at(opts ? opts.end : end, performance.now());
-      var entry = { name: String(name), entryType: "measure", startTime: from, duration: to - from, detail: null };
+      var entry = {
+        name: String(name),
+        entryType: "measure",
+        startTime: from,
+        duration: to - from,
+        detail: null,
+      };
       entries.push(entry);
       return entry;
     },
     getEntries: () => entries.slice(),
-    getEntriesByName: (name, type) => entries.filter((e) => e.name === name && (!type || e.entryType === type)),
+    getEntriesByName: (name, type) =>
+      entries.filter((e) => e.name === name && (!type || e.entryType === type)),
     getEntriesByType: (type) => entries.filter((e) => e.entryType === type),
     clearMarks: (name) => {
       entries = entries.filter((e) => e.entryType !== "mark" || (name !== undefined && e.name !== name));
@@ -318,7 +329,9 @@
   ])
     ((n) => Object.defineProperty(web, n, { enumerable: true, get: () => streams()[n] }))(name);
   var streamWeb = {};
-  for (var n of Object.keys(web)) if (/Stream|Strategy|Reader|Writer/.test(n)) ((k) => Object.defineProperty(streamWeb, k, { enumerable: true, get: () => web[k] }))(n);
+  for (var n of Object.keys(web))
+    if (/Stream|Strategy|Reader|Writer/.test(n))
+      ((k) => Object.defineProperty(streamWeb, k, { enumerable: true, get: () => web[k] }))(n);
   web.modules["stream/web"] = streamWeb;
   return web;
 });
