@@ -67,6 +67,38 @@ export function withPinWarnings(
 }
 
 /**
+ * A load that failed while a bundled package loads a native addon failed because of it (the
+ * sandbox runs no `.node` files): `native_module_unsupported`, naming the packages, at deploy.
+ */
+function nativeError(error: unknown, native: string[] | undefined): HooklineError | undefined {
+  if (!native || native.length === 0) return undefined;
+  if (!(error instanceof HooklineError && error.code === "load_failed")) return undefined;
+  // Only a failure about the addon itself (another one, say a missing module, stays load_failed).
+  if (!/\.node\b|native|binding|addon|Cannot find module '[^']*-(linux|darwin|win32)-/i.test(error.message))
+    return undefined;
+  const names = native.map((n) => `"${n}"`).join(", ");
+  return new HooklineError(
+    "native_module_unsupported",
+    `${names} ${native.length === 1 ? "needs" : "need"} a native addon (.node), which cannot run in the Hookline sandbox: ${error.message}`,
+    { packages: native, ...(error.details as object | undefined) },
+  );
+}
+
+/** A component that loaded although a package references a native addon: said as a warning. */
+function withNativeWarnings(
+  description: ComponentDescription,
+  native: string[] | undefined,
+): ComponentDescription {
+  if (!native || native.length === 0) return description;
+  const warnings = native.map((name) => ({
+    code: "native_addon_skipped",
+    path: `imports.${name}`,
+    message: `"${name}" references a native addon (.node), which cannot run in the sandbox; it loaded without it, and fails with MODULE_NOT_FOUND where it needs it`,
+  }));
+  return { ...description, warnings: [...(description.warnings ?? []), ...warnings] };
+}
+
+/**
  * Evaluates a bundle in a fresh sandbox and returns its serialized definition (what
  * {@link describeLoaded} checks). Throws `load_failed` when the component's module code throws.
  * The bundle is evaluated without its inline source map (up to half of its text, needed only to
@@ -126,7 +158,16 @@ export async function loadComponent(
   }
   let description = descriptions.get(output.hash);
   if (!description) {
-    description = withPinWarnings(describeLoaded(await describe(output.code)), output.packages);
+    let definition: unknown;
+    try {
+      definition = await describe(output.code);
+    } catch (error) {
+      throw nativeError(error, output.native) ?? error;
+    }
+    description = withNativeWarnings(
+      withPinWarnings(describeLoaded(definition), output.packages),
+      output.native,
+    );
     descriptions.set(output.hash, description);
   }
   return { bundle: output.code, hash: output.hash, description, packages: output.packages };

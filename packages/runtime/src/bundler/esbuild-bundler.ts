@@ -164,6 +164,7 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
       componentDir,
       entryPath,
       packages: new Map(),
+      native: new Set(),
       missing: new Set(),
       versionOf: ResolutionCache.versions(),
     };
@@ -186,6 +187,7 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
         ...(offline ? { offline } : {}),
       })),
       warnings: result.warnings.map((w) => w.text),
+      ...(state.native.size > 0 ? { native: [...state.native].sort() } : {}),
     };
   }
 

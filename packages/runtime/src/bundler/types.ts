@@ -42,6 +42,12 @@ export interface BundleOutput {
    */
   packages: { name: string; version: string; range?: string; offline?: string }[];
   warnings: string[];
+  /**
+   * Packages bundled in that load a native addon (`.node`, or through `bindings`,
+   * `node-gyp-build`...), which cannot run in the sandbox: a load that fails with one is
+   * `native_module_unsupported`.
+   */
+  native?: string[];
 }
 
 /** Bundles component source into one sandbox-ready script. */
