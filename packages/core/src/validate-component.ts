@@ -156,7 +156,7 @@ export function describeComponent(
   };
   if (typeof def.key === "string") description.key = def.key;
   if (typeof def.description === "string") description.description = def.description;
-  if (typeof def.dedupe === "string" && kind === "source")
+  if (typeof def.dedupe === "string" && description.type === "source")
     description.dedupe = def.dedupe as ComponentDescription["dedupe"];
   if (warnings.length > 0) description.warnings = warnings;
   return { description, problems, warnings };
