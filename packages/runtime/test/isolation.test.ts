@@ -14,7 +14,7 @@ describe("isolation", () => {
           const attempt = (name, fn) => { try { probes[name] = fn(); } catch (e) { probes[name] = "threw: " + e.message; } };
           attempt("processKeys", () => Object.keys(process).sort().join(","));
           attempt("env", () => JSON.stringify(process.env));
-          attempt("exit", () => typeof process.exit);
+          attempt("exit", () => { try { process.exit(1); return "exited"; } catch (e) { return e.code; } });
           attempt("binding", () => typeof process.binding);
           attempt("require", () => typeof require);
           attempt("moduleRequire", () => typeof module);
@@ -38,10 +38,10 @@ describe("isolation", () => {
     const p = r.returnValue as Record<string, string>;
     // Fixed values only (title, arch, pid, execPath are what packages read at load), nothing of the host.
     expect(p.processKeys).toBe(
-      "arch,argv,cwd,emitWarning,env,execPath,hrtime,nextTick,pid,platform,stderr,stdout,title,version,versions",
+      "addListener,arch,argv,config,cpuUsage,cwd,emit,emitWarning,env,execArgv,execPath,exit,exitCode,features,hrtime,listenerCount,listeners,memoryUsage,nextTick,off,on,once,pid,platform,prependListener,prependOnceListener,release,removeAllListeners,removeListener,setMaxListeners,stderr,stdout,title,umask,uptime,version,versions",
     );
     expect(p.env).toBe('{"PD_COMPONENT":"dc_test"}');
-    expect(p.exit).toBe("undefined");
+    expect(p.exit).toBe("ERR_NOT_AVAILABLE_IN_SANDBOX");
     expect(p.binding).toBe("undefined");
     expect(p.globalRequire).toBe("undefined");
     // `global` is the sandbox's own global object (Node's name for it), not the host's.

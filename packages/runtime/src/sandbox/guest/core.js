@@ -72,6 +72,22 @@ for (var group of LAZY.split(" ")) {
   }
 }
 
+// V8's stack API, which packages use to find their caller (`callsites`, `depd`, `ow`): QuickJS
+// has none, so `new Error().stack` under `Error.prepareStackTrace` and `Error.captureStackTrace`
+// get call sites parsed from QuickJS's stack text (guest/stack.js).
+var NativeError = Error;
+setGlobal(
+  "Error",
+  new Proxy(NativeError, {
+    construct: (target, args, newTarget) => {
+      var error = Reflect.construct(target, args, newTarget);
+      if (typeof target.prepareStackTrace === "function") load("stack").prepare(error, target);
+      return error;
+    },
+  }),
+);
+NativeError.stackTraceLimit = 10;
+NativeError.captureStackTrace = (object) => load("stack").capture(object, NativeError);
 // Intl (guest/intl.js, over the host's) and the locale methods of Date, Number and String.
 lazyGlobal("Intl", "intl");
 for (var locale of "Date:toLocaleString:all Date:toLocaleDateString:date Date:toLocaleTimeString:time Number:toLocaleString:number".split(
