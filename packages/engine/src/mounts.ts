@@ -25,6 +25,7 @@ import type { Clock } from "./clock.js";
 import { type DataStoreDeps, dataStoreBridge } from "./data-stores.js";
 import { dynamicPropsOf, finalProps } from "./dynamic-props.js";
 import { HTTP_INTERFACE } from "./interfaces.js";
+import { netBridges } from "./net-bridges.js";
 import { endpointUrl } from "./views.js";
 
 /** What a sandbox is built from: a source's id, workspace, stored prop values, endpoint and meta. */
@@ -214,6 +215,7 @@ export function createMounts(deps: MountsDeps): Mounts {
   const cache = new Map<string, { mounted: MountedComponent; version: string }>();
   const lanes = new Map<string, Lane>();
   const fetch = fetchBridge(deps.transport);
+  const network = netBridges(deps.transport);
   const components = new Map<string, SavedComponent>();
   const byEndpoint = new Map<string, { source: DeployedComponent | undefined; at: number }>();
   const inFlight = new Map<string, Set<Promise<unknown>>>();
@@ -296,6 +298,7 @@ export function createMounts(deps: MountsDeps): Mounts {
       bridges: {
         db: dbBridge(store, target.id, staged),
         fetch,
+        ...network,
         dataStore: dataStoreBridge(
           { store, clock: deps.clock, limits: deps.dataStoreLimits },
           target.workspaceId,

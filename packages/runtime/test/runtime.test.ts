@@ -483,10 +483,10 @@ describe("shims and built-in modules", () => {
   it("loads packages that require Node modules it cannot give; using one throws, naming the call", async () => {
     const loaded = await runtime.load({
       filename: "cp.mjs",
-      code: `import cp from "node:child_process"; import https from "https"; import { isDate } from "util/types";
-        class Agent extends https.Agent {}
+      code: `import cp from "node:child_process"; import threads from "worker_threads"; import { isDate } from "util/types";
+        class Worker extends threads.Worker {}
         export default { name: "C", version: "1", run(event) {
-          if (event.agent) return new Agent();
+          if (event.agent) return new Worker("x.js");
           return [isDate(new Date()), typeof cp.execSync, cp.execSync("gcloud auth print-access-token")];
         } };`,
     });
@@ -496,7 +496,7 @@ describe("shims and built-in modules", () => {
       message: "child_process.execSync() is not available in the Hookline sandbox",
     });
     expect((await m.run({ agent: true })).error?.message).toBe(
-      "new https.Agent() is not available in the Hookline sandbox",
+      "new worker_threads.Worker() is not available in the Hookline sandbox",
     );
     m.dispose();
   });

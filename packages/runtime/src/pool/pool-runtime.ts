@@ -52,9 +52,17 @@ export function createPoolRuntime(options: RuntimeOptions): PoolRuntime {
     killAfterMs: options.pool?.killAfterMs ?? 2_000,
     waitMs: options.pool?.waitMs ?? 60_000,
     async onCall(key, op, request) {
+      if (op === "net.poll" || op === "dns") {
+        const mount = mounts.get(key);
+        if (!mount) throw new Error("the component is unmounted");
+        return mount.socketCall(op, request as { link: string });
+      }
       const bridge = mounts.get(key)?.bridges[op] as ((r: never) => Promise<unknown>) | undefined;
       if (!bridge) throw new Error(`${op} is not available: this runtime has no ${op} bridge`);
       return bridge(request as never);
+    },
+    onNet(message) {
+      mounts.get(message.key)?.socketCommand(message.link, message.cmd);
     },
     onKilled(thread: PoolThread) {
       for (const key of thread.mounts) mounts.get(key)?.lostThread();

@@ -17,6 +17,7 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "
 import { HooklineError } from "@hookline/core";
 import type { Limits } from "../types.js";
 import {
+  type CallOp,
   CLAIM_SLOTS,
   type PoolRequest,
   type WireError,
@@ -59,6 +60,12 @@ interface Pending {
   resolve(reply: Reply): void;
 }
 
+/** The `code` of a bridge's error (ECONNREFUSED, ssrf_blocked...), kept across threads. */
+function wireCode(error: unknown): { code?: string } {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? { code } : {};
+}
+
 /** Options of {@link ThreadPool}. */
 export interface ThreadPoolOptions {
   size: number;
@@ -68,8 +75,10 @@ export interface ThreadPoolOptions {
   killAfterMs: number;
   /** How long a load or mount waits for a turn on a thread before it fails, ms. */
   waitMs: number;
-  /** Answers a worker's bridge call (fetch, data stores) for mount `key`. */
-  onCall(key: number, op: "fetch" | "dataStore", request: unknown): Promise<unknown>;
+  /** Answers a worker's bridge call (fetch, data stores, http, sockets' polls) for mount `key`. */
+  onCall(key: number, op: CallOp, request: unknown): Promise<unknown>;
+  /** Takes a worker's socket command for mount `key`. */
+  onNet(message: Extract<WorkerMessage, { t: "net" }>): void;
   /** Told when a thread was terminated, with the mount keys it held. */
   onKilled(thread: PoolThread): void;
 }
@@ -201,6 +210,10 @@ export class PoolThread {
   }
 
   private onMessage(message: WorkerMessage): void {
+    if (message.t === "net") {
+      this.pool.options.onNet(message);
+      return;
+    }
     if (message.t === "call") {
       this.pool.options.onCall(message.key, message.op, message.request).then(
         (value) =>
@@ -214,6 +227,7 @@ export class PoolThread {
             t: "reply",
             call: message.call,
             error: error instanceof Error ? error.message : String(error),
+            ...wireCode(error),
           }),
       );
       return;

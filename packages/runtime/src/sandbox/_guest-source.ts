@@ -30,7 +30,8 @@ export function prelude(): string {
 const SHIMS = new Set(
   (
     "bytes channels clone component console crypto crypto-more describe events extra fetch format fs host intl path stack " +
-    "platform process querystring stream timers unavailable url util web"
+    "platform process querystring stream timers unavailable url util web " +
+    "assert dns http http-message net zlib"
   ).split(" "),
 );
 /** Guest files generated from npm packages (scripts/vendor-guest.mjs): minified, read as they are. */

@@ -41,7 +41,8 @@ var LAZY =
   "#fs,#fs/promises:fs #path,#path/posix,#os:path #stream,#stream/promises:stream " +
   "#string_decoder:vendor/string_decoder " +
   "DOMException,Event,EventTarget,AbortController,AbortSignal,Blob,File,FormData,performance,ReadableStream," +
-  "WritableStream,TransformStream,ByteLengthQueuingStrategy,CountQueuingStrategy,#perf_hooks,#stream/web:web";
+  "WritableStream,TransformStream,ByteLengthQueuingStrategy,CountQueuingStrategy,#perf_hooks,#stream/web:web " +
+  "#http,#https,#http2:http #net,#tls:net #dns,#dns/promises:dns #zlib:zlib #assert,#assert/strict:assert";
 function setGlobal(name, value) {
   Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
   return value;
@@ -51,6 +52,10 @@ function setGlobal(name, value) {
 setGlobal("global", G);
 setGlobal("__dirname", "/");
 setGlobal("__filename", "/component.js");
+// V8's Error.captureStackTrace, which packages call unguarded (mysql2): the stack from here.
+Error.captureStackTrace = function captureStackTrace(target) {
+  Object.defineProperty(target, "stack", { value: new Error().stack, writable: true, configurable: true });
+};
 // Pipedream's code steps: `export default defineComponent({ ... })` with no import.
 setGlobal("defineComponent", function defineComponent(component) {
   return component;

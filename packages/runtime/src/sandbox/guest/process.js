@@ -60,6 +60,8 @@
   process.emit = () => false;
   process.listeners = () => listeners.slice();
   process.listenerCount = () => 0;
+  // What `Object.prototype.toString` says of Node's process (axios picks its Node adapter by it).
+  Object.defineProperty(process, Symbol.toStringTag, { value: "process" });
   // No terminal in the sandbox: packages ask `tty.isatty(fd)` to choose colours.
   var tty = { isatty: () => false };
   return { process: process, modules: { process: process, tty: tty } };

@@ -24,6 +24,8 @@
     isDataView: (v) => v instanceof DataView,
     isAsyncFunction: (v) => tag(v) === "AsyncFunction",
     isGeneratorFunction: (v) => tag(v) === "GeneratorFunction" || tag(v) === "AsyncGeneratorFunction",
+    // A proxy cannot be told from its target in JavaScript (http-timer asks, to skip proxies).
+    isProxy: () => false,
     isBoxedPrimitive: (v) =>
       ["Number", "String", "Boolean", "BigInt", "Symbol"].includes(tag(v)) && typeof v === "object",
   };
