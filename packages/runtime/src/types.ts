@@ -34,7 +34,7 @@ export interface LoadedComponent {
    * named (`import x from "pkg@^1.2"`; several are comma-separated), if any. SPEC: such pins apply
    * to sources only.
    */
-  packages: { name: string; version: string; range?: string }[];
+  packages: { name: string; version: string; range?: string; offline?: string }[];
 }
 
 /** An HTTP request a component makes through `fetch` or `axios`, handed to the host. */

@@ -95,6 +95,7 @@ export class RemoteMount implements MountedComponent {
    * not take the other components' threads with it next time.
    */
   async start(avoid?: PoolThread): Promise<PoolThread> {
+    const since = Date.now();
     for (let attempt = 0; ; attempt++) {
       const preferred = this.quarantine;
       this.quarantine = undefined;
@@ -128,17 +129,15 @@ export class RemoteMount implements MountedComponent {
         return thread;
       }
       thread.mounts.delete(this.key);
-      if (reply.kind === "killed") {
+      if (reply.kind === "killed" && reply.overdue) {
         throw new HooklineError(
           "load_failed",
-          reply.overdue
-            ? `The component did not finish mounting within ${this.limits.runTimeoutMs} ms and could not be interrupted`
-            : "The component's sandbox thread was replaced while it was mounting",
+          `The component did not finish mounting within ${this.limits.runTimeoutMs} ms and could not be interrupted`,
         );
       }
+      // Moved off a stuck thread, or its thread replaced because of another component: wait a turn.
       avoid = thread;
-      if (attempt > 8)
-        throw new HooklineError("internal_error", "No sandbox thread is free to mount the component");
+      await this.pool.waitTurn(since, attempt, "mounted");
     }
   }
 

@@ -12,7 +12,9 @@
  * the other requests it was running with `interrupted`. (An invocation waiting on I/O is ended by
  * the sandbox's own deadline.)
  */
+
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { HooklineError } from "@hookline/core";
 import type { Limits } from "../types.js";
 import {
   type CallOp,
@@ -71,6 +73,8 @@ export interface ThreadPoolOptions {
   recycleAfter: number;
   stallMs: number;
   killAfterMs: number;
+  /** How long a load or mount waits for a turn on a thread before it fails, ms. */
+  waitMs: number;
   /** Answers a worker's bridge call (fetch, data stores, http, sockets' polls) for mount `key`. */
   onCall(key: number, op: CallOp, request: unknown): Promise<unknown>;
   /** Takes a worker's socket command for mount `key`. */
@@ -333,6 +337,20 @@ export class ThreadPool {
     }
     thread.pending.clear();
     this.options.onKilled(thread);
+  }
+
+  /**
+   * A load or mount that did not get to run (moved off a stuck thread, or its thread replaced
+   * because of another component) waits its turn: a short pause growing with the attempts, and
+   * `service_unavailable` once it has waited `waitMs` since `since`.
+   */
+  async waitTurn(since: number, attempt: number, what: string): Promise<void> {
+    if (Date.now() - since > this.options.waitMs)
+      throw new HooklineError(
+        "service_unavailable",
+        `Every sandbox thread stayed busy for ${this.options.waitMs} ms: the component could not be ${what}; try again`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, Math.min(10 * attempt, 250)));
   }
 
   /** Requests in flight across the threads. */

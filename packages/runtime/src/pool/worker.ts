@@ -108,6 +108,18 @@ function bridgesFor(key: number, entry: Entry, given: BridgeFlags) {
 }
 
 /** Claims `seq` (the pool may have cancelled it to run it elsewhere). */
+/**
+ * Loads and mounts run one after another in a thread, each claimed when its turn comes: a load
+ * or mount that hangs is then the only claimed one when the pool terminates the thread, and the
+ * others waiting behind it move to another thread instead of failing with it.
+ */
+let turn: Promise<unknown> = Promise.resolve();
+function inTurn(fn: () => Promise<void>): Promise<void> {
+  const next = turn.then(fn, fn);
+  turn = next.catch(() => undefined);
+  return next;
+}
+
 function claim(seq: number): boolean {
   const slot = seq % claims.length;
   return Atomics.compareExchange(claims, slot, seq, -seq) === seq;
@@ -129,30 +141,18 @@ async function handle(message: PoolRequest): Promise<void> {
       return;
     }
     case "describe": {
-      if (!claim(message.seq)) return;
-      try {
-        send({ t: "done", seq: message.seq, value: await describeBundle(message.bundle, data.limits) });
-      } catch (error) {
-        send({ t: "done", seq: message.seq, error: wire(error) });
-      }
+      await inTurn(async () => {
+        if (!claim(message.seq)) return;
+        try {
+          send({ t: "done", seq: message.seq, value: await describeBundle(message.bundle, data.limits) });
+        } catch (error) {
+          send({ t: "done", seq: message.seq, error: wire(error) });
+        }
+      });
       return;
     }
     case "mount": {
-      if (!claim(message.seq)) return;
-      const entry: Entry = { db: {}, writes: [], memoryAt: Date.now() };
-      try {
-        const options: InternalMountOptions = {
-          ...message.options,
-          bridges: bridgesFor(message.key, entry, message.bridges),
-          ...(message.bridges.net ? { netLink: () => remoteLink(message.key) } : {}),
-        };
-        const mounted = await runtime.mount(options);
-        entry.mounted = mounted;
-        mounts.set(message.key, entry);
-        send({ t: "done", seq: message.seq, value: mounted.description, memory: mounted.memoryUsage() });
-      } catch (error) {
-        send({ t: "done", seq: message.seq, error: wire(error) });
-      }
+      await inTurn(() => mount(message));
       return;
     }
     case "invoke": {
@@ -215,5 +215,24 @@ function linger(): void {
     }
   } finally {
     lingering = false;
+  }
+}
+
+/** Mounts a component (one load or mount runs at a time: see inTurn). */
+async function mount(message: Extract<PoolRequest, { t: "mount" }>): Promise<void> {
+  if (!claim(message.seq)) return;
+  const entry: Entry = { db: {}, writes: [], memoryAt: Date.now() };
+  try {
+    const options: InternalMountOptions = {
+      ...message.options,
+      bridges: bridgesFor(message.key, entry, message.bridges),
+      ...(message.bridges.net ? { netLink: () => remoteLink(message.key) } : {}),
+    };
+    const mounted = await runtime.mount(options);
+    entry.mounted = mounted;
+    mounts.set(message.key, entry);
+    send({ t: "done", seq: message.seq, value: mounted.description, memory: mounted.memoryUsage() });
+  } catch (error) {
+    send({ t: "done", seq: message.seq, error: wire(error) });
   }
 }

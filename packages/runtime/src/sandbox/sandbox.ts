@@ -179,6 +179,9 @@ export class Sandbox {
       const wrapped = `${BUNDLE_PREFIX}${this.options.bundle}\n})`;
       const evaluated = ctx.evalCode(wrapped, BUNDLE_FILE);
       if (evaluated.error) throw this.loadError(evaluated.error);
+      // Compiling the prelude and the bundle is the sandbox's work, not the component's: its
+      // deadline starts when its module code does (a large SDK bundle takes a while to parse).
+      this.startDeadline(this.options.limits.runTimeoutMs);
       const describe = this.options.describe === false ? ctx.false : ctx.true;
       const result = ctx.callFunction(this.api.load, ctx.undefined, evaluated.value, describe);
       evaluated.value.dispose();
