@@ -52,10 +52,6 @@ function setGlobal(name, value) {
 setGlobal("global", G);
 setGlobal("__dirname", "/");
 setGlobal("__filename", "/component.js");
-// V8's Error.captureStackTrace, which packages call unguarded (mysql2): the stack from here.
-Error.captureStackTrace = function captureStackTrace(target) {
-  Object.defineProperty(target, "stack", { value: new Error().stack, writable: true, configurable: true });
-};
 // Pipedream's code steps: `export default defineComponent({ ... })` with no import.
 setGlobal("defineComponent", function defineComponent(component) {
   return component;
