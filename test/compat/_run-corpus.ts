@@ -71,14 +71,12 @@ async function startStandIn(): Promise<{ base: string; hits: () => number; close
     hits++;
     req.resume();
     req.on("end", () =>
-      res
-        .writeHead(401, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            error: "stand-in: invalid credentials",
-            message: "stand-in: invalid credentials",
-          }),
-        ),
+      res.writeHead(401, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: "stand-in: invalid credentials",
+          message: "stand-in: invalid credentials",
+        }),
+      ),
     );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

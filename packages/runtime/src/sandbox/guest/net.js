@@ -57,7 +57,8 @@
   function explain(error, what) {
     if (error.code !== "ssrf_blocked") return error.message;
     var message =
-      error.message + " (the Hookline sandbox refuses private and loopback addresses unless the server allows them)";
+      error.message +
+      " (the Hookline sandbox refuses private and loopback addresses unless the server allows them)";
     S.G.console.warn(what + " refused: " + message);
     return message;
   }
