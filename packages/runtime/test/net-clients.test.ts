@@ -73,6 +73,7 @@ let ca = "";
 const mails: { secure: boolean; from: string | false; to: string[]; data: string }[] = [];
 let hasMariaDb = false;
 const runtimes: Record<"thread" | "pool", Runtime> = {} as never;
+const bundles = new Map<string, ReturnType<Runtime["load"]>>();
 beforeAll(async () => {
   pglite = await pgliteWireServer();
   const cert = await selfSignedCert();
@@ -114,10 +115,17 @@ async function run(
   event: Record<string, unknown>,
 ): Promise<InvocationResult> {
   const runtime = runtimes[mode];
-  const loaded = await runtime.load({ code, filename: "db.mjs" });
+  // Bundled once for both modes.
+  let loaded = bundles.get(code);
+  if (!loaded) {
+    loaded = runtimes.thread.load({ code, filename: "db.mjs" });
+    bundles.set(code, loaded);
+  }
+  const { bundle, description } = await loaded;
   const mounted = await runtime.mount({
     id: "dc_db",
-    bundle: loaded.bundle,
+    bundle,
+    description,
     props: {},
     bridges: loopbackBridges(),
   });
