@@ -86,7 +86,11 @@ if (mode === "bare") {
       client = sql.pgliteClient(db);
       closeDb = () => db.close();
     } else {
-      const db = await sql.openPgliteThread(join(dir, "pglite"));
+      // BENCH_PROF=<dir>: the database thread is profiled too (the server's process is, by the bench).
+      const prof = process.env.BENCH_PROF;
+      const db = await sql.openPgliteThread(join(dir, "pglite"), {
+        execArgv: prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [],
+      });
       client = db;
       closeDb = () => db.close();
     }

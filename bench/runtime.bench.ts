@@ -1,6 +1,7 @@
 /**
  * Sandbox runtime benchmark: warm `run()` with one `$emit`, a run awaiting the db three times,
- * mounting a loaded component, and deploying new code (load + mount + deploy + activate), with
+ * mounting a loaded component, how late past its deadline a `while (true) {}` run ends, and
+ * deploying new code (load + mount + deploy + activate), with
  * the same emit workload in `node:vm` and as a plain function as baselines. The first three are
  * measured in both modes: sandboxes in the calling thread and in the worker-thread pool (what
  * `pd serve` uses), and so are the three reads over a 1,000-key db; in the pool also the p99 of
@@ -90,6 +91,34 @@ export default {
   async run() { new Array(2 ** 32 - 1).join(""); },
 };`;
 
+/** A loop the interrupt stops at the run's deadline. */
+const LOOP = `
+export default {
+  name: "Loop", version: "0.1.0", props: {},
+  async run() { while (true) {} },
+};`;
+
+/** How long past its deadline (100 ms) a `while (true) {}` run ends: the median of 7, in ms. */
+async function timeoutOvershoot(runtime: Runtime): Promise<number> {
+  const loop = await runtime.load({ code: LOOP, filename: "loop.mjs" });
+  const mounted = await runtime.mount({
+    id: "dc_loop",
+    bundle: loop.bundle,
+    props: {},
+    limits: { runTimeoutMs: 100 },
+  });
+  const overshoots: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const t = performance.now();
+    const result = await mounted.run({});
+    if (result.error?.code !== "timeout") throw new Error("the loop did not time out");
+    overshoots.push(performance.now() - t - 100);
+  }
+  mounted.dispose();
+  overshoots.sort((a, b) => a - b);
+  return overshoots[3] as number;
+}
+
 const DEPLOY = (i: number) => `// deploy ${i}
 export default {
   name: "Deploy", version: "0.1.0",
@@ -151,6 +180,9 @@ async function perMode(mode: "thread" | "pool") {
   });
   await fresh.close();
 
+  // 3b. a loop stopped at its deadline: how late
+  const overshootMs = await timeoutOvershoot(runtime);
+
   // 4. (pool) another component's warm run while one hangs where the interrupt cannot stop it
   let hangP99Ms: number | undefined;
   if (mode === "pool") {
@@ -181,7 +213,7 @@ async function perMode(mode: "thread" | "pool") {
   emitMounted.dispose();
   await3Mounted.dispose();
   await runtime.close();
-  return { warmEmitMs, await3Ms, await3BigMs, mountMs, hangP99Ms, replacements };
+  return { warmEmitMs, await3Ms, await3BigMs, mountMs, overshootMs, hangP99Ms, replacements };
 }
 
 /** The process's OS threads (Linux; 0 elsewhere). */
@@ -294,6 +326,8 @@ async function main(): Promise<void> {
     ["3 awaited db.get, 1,000-key db (~100 KB)", `${fmt(us(thread.await3BigMs))} us`, ""],
     ["pool: the same, 1,000-key db", `${fmt(us(pool.await3BigMs))} us`, ""],
     ["pool: mount + dispose (loaded)", `${fmt(pool.mountMs)} ms`, ""],
+    ["while (true) {} ends past its deadline", `${fmt(thread.overshootMs)} ms`, "<= 100 ms"],
+    ["pool: the same", `${fmt(pool.overshootMs)} ms`, "<= 100 ms"],
     ["pool: p99 warm run while another hangs", `${fmt(pool.hangP99Ms ?? 0)} ms`, "<= 50 ms"],
     [
       `pool: ${r?.count} thread replacements`,
@@ -313,7 +347,7 @@ async function main(): Promise<void> {
   for (const [name, value, target] of rows)
     console.log(`${name.padEnd(width)}  ${value.padStart(12)}  ${target}`);
   console.log(
-    `runtime: warm_emit_us=${fmt(us(warmEmitMs))} await3_us=${fmt(us(await3Ms))} mount_ms=${fmt(mountMs)} deploy_ms=${fmt(deployMs)} vm_ratio=${fmt(vmRatio)} pool_warm_emit_us=${fmt(us(pool.warmEmitMs))} pool_await3_us=${fmt(us(pool.await3Ms))} pool_mount_ms=${fmt(pool.mountMs)} pool_hang_p99_ms=${fmt(pool.hangP99Ms ?? 0)} await3_big_us=${fmt(us(thread.await3BigMs))} pool_await3_big_us=${fmt(us(pool.await3BigMs))} pool_replacement_ms=${fmt(r?.perMs ?? 0)} pool_replacement_threads=${r?.before.threads}->${r?.after.threads} pool_replacement_rss_mb=${mb(r?.before.rss ?? 0)}->${mb(r?.after.rss ?? 0)} load=${loadavg()[0]?.toFixed(1)}`,
+    `runtime: warm_emit_us=${fmt(us(warmEmitMs))} await3_us=${fmt(us(await3Ms))} mount_ms=${fmt(mountMs)} deploy_ms=${fmt(deployMs)} vm_ratio=${fmt(vmRatio)} pool_warm_emit_us=${fmt(us(pool.warmEmitMs))} pool_await3_us=${fmt(us(pool.await3Ms))} pool_mount_ms=${fmt(pool.mountMs)} pool_hang_p99_ms=${fmt(pool.hangP99Ms ?? 0)} timeout_overshoot_ms=${fmt(thread.overshootMs)} pool_timeout_overshoot_ms=${fmt(pool.overshootMs)} await3_big_us=${fmt(us(thread.await3BigMs))} pool_await3_big_us=${fmt(us(pool.await3BigMs))} pool_replacement_ms=${fmt(r?.perMs ?? 0)} pool_replacement_threads=${r?.before.threads}->${r?.after.threads} pool_replacement_rss_mb=${mb(r?.before.rss ?? 0)}->${mb(r?.after.rss ?? 0)} load=${loadavg()[0]?.toFixed(1)}`,
   );
 }
 

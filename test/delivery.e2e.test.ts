@@ -2,11 +2,15 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { verifyWebhook } from "@hookline/delivery";
 import { createFakeClock, createHookline, type Hookline } from "@hookline/engine";
+import { createMemoryStore } from "@hookline/store";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type WatchedDeliveries, watchDeliveries } from "../packages/delivery/test/worker-driver.js";
 
 // End to end through the engine's public API: a source emits, the outbox writes deliveries, the
-// engine's delivery worker POSTs them to real receivers on loopback. A fake clock drives retries.
+// engine's delivery worker POSTs them to real receivers on loopback. A fake clock drives retries;
+// the worker's claims are watched (packages/delivery/test/worker-driver.ts) so that a test waits
+// until it is idle, not for some time.
 
 interface Receiver {
   url: string;
@@ -44,6 +48,7 @@ const SOURCE = `export default { name: "Emitter", version: "0.1.0", props: { htt
 
 let clock: ReturnType<typeof createFakeClock>;
 let hookline: Hookline;
+let watched: WatchedDeliveries;
 let ws: string;
 const receivers: Receiver[] = [];
 
@@ -55,12 +60,21 @@ const receivers: Receiver[] = [];
 async function start(attemptTimeoutMs = 5_000) {
   // Near real time: the standardwebhooks package checks timestamps against the wall clock.
   clock = createFakeClock(Date.now());
+  watched = watchDeliveries(createMemoryStore());
   hookline = createHookline({
     clock,
+    store: watched.store,
     allowPrivateUrls: true,
     secretsKey: "e2e",
-    worker: { attemptTimeoutMs, jitter: 0, perWebhookConcurrency: 8 },
+    worker: {
+      attemptTimeoutMs,
+      jitter: 0,
+      perWebhookConcurrency: 8,
+      pollIntervalMs: 3_600_000,
+      onAttempt: watched.onAttempt,
+    },
   });
+  await hookline.start();
   ws = (await hookline.workspaces.create({ name: "e2e" })).id;
 }
 
@@ -94,11 +108,9 @@ async function setup(count: number, reply?: Receiver["reply"], eventName?: strin
   return { source, hooks, emit };
 }
 
-/** Runs the worker until nothing is due now. */
+/** Wakes the worker and waits until it is idle: nothing due now that it may send. */
 async function drain() {
-  while ((await hookline.worker?.runOnce()) ?? 0) {
-    // keep going
-  }
+  await watched.settle(() => hookline.worker?.wake());
 }
 
 describe("delivery end to end", () => {
@@ -243,7 +255,14 @@ describe("delivery end to end", () => {
   });
 
   it("the guard refuses private addresses by default", async () => {
-    const guarded = createHookline({ clock, secretsKey: "g", worker: { attemptTimeoutMs: 300 } });
+    const guard = watchDeliveries(createMemoryStore());
+    const guarded = createHookline({
+      clock,
+      store: guard.store,
+      secretsKey: "g",
+      worker: { attemptTimeoutMs: 300, pollIntervalMs: 3_600_000, onAttempt: guard.onAttempt },
+    });
+    await guarded.start();
     const w = (await guarded.workspaces.create({ name: "g" })).id;
     const r = await receiver();
     receivers.push(r);
@@ -256,7 +275,7 @@ describe("delivery end to end", () => {
       headers: { "content-type": "application/json" },
       body: '{"items":[{"n":1}]}',
     });
-    await guarded.worker?.runOnce();
+    await guard.settle(() => guarded.worker?.wake());
     expect(r.bodies).toHaveLength(0);
     expect((await guarded.webhooks.deliveries(w, webhook.id)).items[0]).toMatchObject({
       state: "failed",

@@ -9,6 +9,7 @@ import { createHookline, type EngineWorkerOptions, type Hookline } from "@hookli
 import type { Store } from "@hookline/store";
 import { createSqlStore, openPglite, pgliteClient } from "@hookline/store-sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { watchDeliveries } from "../packages/delivery/test/worker-driver.js";
 
 // Restart persistence: an engine on a PGlite data folder is stopped and a new one opened on the same
 // folder (as `pd serve` restarting). Everything must be there, and delivery must resume.
@@ -74,12 +75,23 @@ describe("restart on the same PGlite folder", () => {
   let store: Store | undefined;
   let hookline: Hookline | undefined;
   let server: Server | undefined;
+  let watched: ReturnType<typeof watchDeliveries>;
 
-  /** Opens the data folder and an engine on it, as a server start does. */
-  async function start(): Promise<Hookline> {
+  /**
+   * Opens the data folder and an engine on it, as a server start does; `watch`: its worker's claims
+   * are watched (`watched.settle`), and it polls only when woken.
+   */
+  async function start(watch = false): Promise<Hookline> {
     db = await openPglite(dir);
     store = await createSqlStore(pgliteClient(db));
-    hookline = createHookline({ store, secretsKey: SECRETS_KEY, allowPrivateUrls: true, worker: WORKER });
+    watched = watchDeliveries(store);
+    const worker = watch ? { ...WORKER, pollIntervalMs: 3_600_000, onAttempt: watched.onAttempt } : WORKER;
+    hookline = createHookline({
+      store: watch ? watched.store : store,
+      secretsKey: SECRETS_KEY,
+      allowPrivateUrls: true,
+      worker,
+    });
     return hookline;
   }
 
@@ -108,7 +120,7 @@ describe("restart on the same PGlite folder", () => {
     const hookUrl = `http://127.0.0.1:${port}/hook`;
 
     // ---- first run: set up, emit, one failed attempt (the receiver is down), stop ----
-    const first = await start();
+    const first = await start(true);
     const ws = await first.workspaces.create({ name: "acme" });
     const source = await first.sources.deploy(ws.id, {
       code: { code: SOURCE, filename: "keeper.mjs" },
@@ -128,7 +140,9 @@ describe("restart on the same PGlite folder", () => {
         body: JSON.stringify({ n }),
       });
     expect((await post(first, 1)).status).toBe(200);
-    expect(await first.worker?.runOnce()).toBe(1); // connection refused: pending, retried in 300 ms
+    // One attempt: connection refused, pending, retried in 300 ms (by then the worker is stopped).
+    expect(await watched.settle(() => first.worker?.start())).toBe(1);
+    await first.worker?.stop();
     expect((await post(first, 2)).status).toBe(200); // never attempted
     const eventsBefore = (await first.sources.events(ws.id, source.id)).items;
     expect(eventsBefore).toHaveLength(2);

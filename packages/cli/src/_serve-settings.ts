@@ -10,7 +10,7 @@ import { CliError } from "./_output.js";
 
 /** What the settings build: engine and handler options. */
 export interface ServeSettings {
-  engine: Pick<HooklineOptions, "limits" | "retention" | "allowPrivateUrls" | "allowList"> & {
+  engine: Pick<HooklineOptions, "limits" | "retention" | "allowPrivateUrls" | "allowList" | "oauth"> & {
     worker: EngineWorkerOptions;
     /** Sandboxes in a pool of worker threads unless `--sandbox-mode thread`. */
     sandboxes: NonNullable<HooklineOptions["sandboxes"]>;
@@ -305,6 +305,17 @@ export const SETTINGS: Setting[] = [
     env: "HOOKLINE_ALLOW_PRIVATE_URLS",
     kind: "flag",
     apply: into((s) => s.engine, "allowPrivateUrls"),
+  },
+  {
+    flag: "connect-origin",
+    env: "HOOKLINE_CONNECT_ORIGINS",
+    kind: "list",
+    apply: (s, v) => {
+      s.engine.oauth = {
+        ...s.engine.oauth,
+        allowedOrigins: [...(s.engine.oauth?.allowedOrigins ?? []), ...(v as string[])],
+      };
+    },
   },
   {
     flag: "dev",

@@ -15,6 +15,7 @@ import init from "./commands/init.js";
 import list from "./commands/list.js";
 import login from "./commands/login.js";
 import logs from "./commands/logs.js";
+import oauthClients from "./commands/oauth-clients.js";
 import publish from "./commands/publish.js";
 import registry from "./commands/registry.js";
 import run from "./commands/run.js";
@@ -66,6 +67,7 @@ export const commands: Record<string, Command> = Object.fromEntries(
     subscriptions,
     workflows,
     accounts,
+    oauthClients,
     init,
   ].map((c) => [c.name, c]),
 );

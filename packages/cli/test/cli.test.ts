@@ -412,10 +412,21 @@ describe.concurrent("pd against pd serve", () => {
     expect(badKey.code).toBe(1);
     expect(badKey.stderr).toMatch(/^invalid_registry_key: /m);
     expect(badKey.stderr).toMatch(/^ {2}- key: /m);
+    // SPEC: the version is free form, semantic only for the (public) registry.
     writeFileSync(join(dir, "bad-version.mjs"), greeter("1.0"));
-    const badVersion = await pd(["publish", "bad-version.mjs"], { cwd: dir, env });
+    const badVersion = await pd(["publish", "bad-version.mjs", "--registry"], { cwd: dir, env });
     expect(badVersion.code).toBe(1);
     expect(badVersion.stderr).toMatch(/^invalid_version: /m);
+    writeFileSync(
+      join(dir, "note.mjs"),
+      `export default { key: "demo-note", name: "Note", version: "free form", type: "action",
+        props: {}, async run() { return "noted"; } };\n`,
+    );
+    const freeForm = await pd(["publish", "note.mjs", "--json"], { cwd: dir, env });
+    expect(freeForm.code, freeForm.stderr).toBe(0);
+    expect(
+      json<{ key: string; version: string; visibility: string; type: string }>(freeForm.stdout),
+    ).toMatchObject({ key: "demo-note", version: "free form", visibility: "private", type: "action" });
     const notFile = await pd(["publish", "greeter"], { cwd: dir, env });
     expect(notFile.code).toBe(1);
     expect(notFile.stderr).toMatch(/^file_not_found: /m);

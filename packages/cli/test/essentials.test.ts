@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -51,14 +52,29 @@ afterAll(async () => {
   await new Promise<void>((resolve) => feedServer.close(() => resolve()));
 });
 
+/** Every essential, `key@version type`. */
+const ESSENTIALS = [
+  "data_stores-get-record@0.1.0 action",
+  "data_stores-set-record@0.1.0 action",
+  "email-send-email@0.1.0 action",
+  "formatting-format-text@0.1.0 action",
+  "github-new-signed-event@0.1.0 source",
+  "helper_functions-delay@0.1.0 action",
+  "helper_functions-filter@0.1.0 action",
+  "http-new-requests@0.1.0 source",
+  "http-send-request@0.1.0 action",
+  "rss-new-item-in-feed@0.1.0 source",
+  "schedule-custom-interval@0.1.0 source",
+  "shopify-new-signed-event@0.1.0 source",
+  "stripe-new-signed-event@0.1.0 source",
+];
+
 describe("Hookline's essentials", () => {
-  it("are three public components with their keys", async () => {
+  it("are public components with their keys", async () => {
     const listed = await hookline.registry.list(user);
-    expect(listed.map((c) => `${c.key}@${c.version} ${c.description.type}`).sort()).toEqual([
-      "http-new-requests@0.1.0 source",
-      "rss-new-item-in-feed@0.1.0 source",
-      "schedule-custom-interval@0.1.0 source",
-    ]);
+    expect(listed.map((c) => `${c.key}@${c.version} ${c.description.type}`).sort()).toEqual(ESSENTIALS);
+    // None breaks a registry rule; none asks for a connected account (a new install uses them as they are).
+    for (const c of listed) expect(c.description.warnings ?? []).toEqual([]);
   });
 
   it("http-new-requests answers as configured and emits the request, or its body only", async () => {
@@ -149,5 +165,171 @@ describe("Hookline's essentials", () => {
     expect((await hookline.sources.events(user, atom.id)).items.map((e) => e.body)).toEqual([
       { title: "Atom entry", link: "https://example.com/atom/1", id: "urn:1", date: "2025-12-03T10:00:00Z" },
     ]);
+  });
+});
+
+describe("Hookline's first-party webhooks and actions", () => {
+  const hmac = (secret: string, text: string, encoding: "hex" | "base64") =>
+    createHmac("sha256", secret).update(text).digest(encoding);
+  const post = (endpointId: string, headers: Record<string, string>, body: string) =>
+    hookline.ingress(endpointId, {
+      method: "POST",
+      path: "/",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+    });
+
+  it("stripe, github and shopify webhooks emit only what their signature checks", async () => {
+    clock.set(Date.now());
+    const body = '{"id":"evt_1","type":"charge.succeeded","created":1767225600}';
+    const stripe = await hookline.sources.deploy(user, {
+      componentKey: "stripe-new-signed-event",
+      props: { signingSecret: "whsec_test" },
+    });
+    const t = Math.floor(Date.now() / 1000);
+    const good = await post(
+      stripe.endpointId as string,
+      { "stripe-signature": `t=${t},v1=${hmac("whsec_test", `${t}.${body}`, "hex")}` },
+      body,
+    );
+    const forged = await post(
+      stripe.endpointId as string,
+      { "stripe-signature": `t=${t},v1=${hmac("other", `${t}.${body}`, "hex")}` },
+      body,
+    );
+    const stale = await post(
+      stripe.endpointId as string,
+      { "stripe-signature": `t=${t - 3600},v1=${hmac("whsec_test", `${t - 3600}.${body}`, "hex")}` },
+      body,
+    );
+    expect([good.status, forged.status, stale.status]).toEqual([200, 400, 400]);
+    expect((await hookline.sources.events(user, stripe.id)).items.map((e) => e.summary)).toEqual([
+      "charge.succeeded evt_1",
+    ]);
+
+    const github = await hookline.sources.deploy(user, {
+      componentKey: "github-new-signed-event",
+      props: { secret: "gh" },
+    });
+    const gh = '{"action":"opened","issue":{"number":1}}';
+    const ghGood = await post(
+      github.endpointId as string,
+      {
+        "x-hub-signature-256": `sha256=${hmac("gh", gh, "hex")}`,
+        "x-github-event": "issues",
+        "x-github-delivery": "d-1",
+      },
+      gh,
+    );
+    const ghBad = await post(
+      github.endpointId as string,
+      { "x-hub-signature-256": "sha256=00", "x-github-event": "issues" },
+      gh,
+    );
+    expect([ghGood.status, ghBad.status]).toEqual([200, 401]);
+    expect((await hookline.sources.events(user, github.id)).items.map((e) => e.summary)).toEqual([
+      "issues opened",
+    ]);
+
+    const shopify = await hookline.sources.deploy(user, {
+      componentKey: "shopify-new-signed-event",
+      props: { secret: "sh" },
+    });
+    const order = '{"id":42}';
+    const shGood = await post(
+      shopify.endpointId as string,
+      { "x-shopify-hmac-sha256": hmac("sh", order, "base64"), "x-shopify-topic": "orders/create" },
+      order,
+    );
+    const shBad = await post(
+      shopify.endpointId as string,
+      { "x-shopify-hmac-sha256": hmac("no", order, "base64") },
+      order,
+    );
+    expect([shGood.status, shBad.status]).toEqual([200, 401]);
+    expect((await hookline.sources.events(user, shopify.id)).items.map((e) => [e.summary, e.body])).toEqual([
+      ["orders/create", { id: 42 }],
+    ]);
+  });
+
+  it("filter, format, data-store set and get, and an HTTP request run as workflow steps", async () => {
+    const wf = await hookline.workflows.create(user, {
+      name: "essentials",
+      trigger: { type: "manual" },
+      steps: [
+        {
+          name: "big",
+          component_key: "helper_functions-filter",
+          configured_props: {
+            value: "{{steps.trigger.event.total}}",
+            condition: "greater_than",
+            compareTo: 10,
+          },
+        },
+        {
+          name: "slug",
+          component_key: "formatting-format-text",
+          configured_props: { input: "{{steps.trigger.event.title}}", operation: "slugify" },
+        },
+        {
+          name: "save",
+          component_key: "data_stores-set-record",
+          configured_props: {
+            dataStore: "orders",
+            key: "{{steps.slug.$return_value}}",
+            value: "{{steps.trigger.event}}",
+          },
+        },
+        {
+          name: "load",
+          component_key: "data_stores-get-record",
+          configured_props: { dataStore: "orders", key: "{{steps.slug.$return_value}}" },
+        },
+        {
+          name: "fetch",
+          component_key: "http-send-request",
+          configured_props: { url: `${feedUrl}/rss`, method: "GET" },
+        },
+      ],
+    });
+    const ran = await hookline.workflows.test(user, wf.id, {
+      event: { total: 12, title: "Crème Brûlée Order" },
+    });
+    expect(ran.status).toBe("succeeded");
+    const byName = Object.fromEntries(ran.steps.map((s) => [s.name, s.returnValue]));
+    expect(byName.slug).toBe("creme-brulee-order");
+    expect(byName.load).toEqual({ total: 12, title: "Crème Brûlée Order" });
+    expect(byName.fetch).toMatchObject({ status: 200, data: expect.stringContaining("<rss") });
+
+    const small = await hookline.workflows.test(user, wf.id, { event: { total: 3, title: "x" } });
+    expect(small.status).toBe("exited");
+    expect(small.exitReason).toBe("Filter: 3 greater_than 10 is false");
+    expect(small.steps.slice(1).map((s) => s.status)).toEqual(["skipped", "skipped", "skipped", "skipped"]);
+  });
+
+  it("delay pauses the run durably; send-email goes through the email destination", async () => {
+    const wf = await hookline.workflows.create(user, {
+      name: "later",
+      trigger: { type: "manual" },
+      steps: [
+        {
+          name: "wait",
+          component_key: "helper_functions-delay",
+          configured_props: { amount: 2, unit: "minutes" },
+        },
+        {
+          name: "mail",
+          component_key: "email-send-email",
+          configured_props: { subject: "Hi", text: "Body" },
+        },
+      ],
+    });
+    const paused = await hookline.workflows.test(user, wf.id);
+    expect(paused.status).toBe("delayed");
+    expect(paused.steps[0]?.returnValue).toMatchObject({ delay_ms: 120_000 });
+    // This server has no email destination: the send fails the step, naming why.
+    const mail = await hookline.workflows.test(user, wf.id, { fromExecution: paused.id, fromStep: "mail" });
+    expect(mail.status).toBe("failed");
+    expect(mail.error?.code).toBe("destination_not_configured");
   });
 });

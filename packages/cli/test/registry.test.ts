@@ -83,7 +83,7 @@ describe("the registry: essentials, pd serve --import, pd registry import, npm p
     );
     const banner = served.output.stdout;
     expect(banner).toContain(`npm:      ${registry.url}; packages cached in ${join(dir, "packages")}`);
-    expect(banner).toContain("Registry: essentials: 3 published");
+    expect(banner).toContain("Registry: essentials: 13 published");
     expect(banner).toContain("Registry: @acme/hookline-components@1.2.0: 2 published, 1 failed");
     expect(served.output.stderr).toMatch(
       /registry: @acme\/hookline-components@1\.2\.0: actions\/broken\/broken\.mjs: \w+:/,
@@ -100,11 +100,21 @@ describe("the registry: essentials, pd serve --import, pd registry import, npm p
       headers: { authorization: `Bearer ${served.key}` },
     }).then((r) => r.json() as Promise<{ data: Array<{ key: string; visibility: string }> }>);
     expect(listed.data.map((c) => `${c.key}:${c.visibility}`).sort()).toEqual([
+      "data_stores-get-record:public",
+      "data_stores-set-record:public",
+      "email-send-email:public",
+      "formatting-format-text:public",
+      "github-new-signed-event:public",
+      "helper_functions-delay:public",
+      "helper_functions-filter:public",
       "http-new-requests:public",
       "http-new-shout:public",
+      "http-send-request:public",
       "http-shout-it:public",
       "rss-new-item-in-feed:public",
       "schedule-custom-interval:public",
+      "shopify-new-signed-event:public",
+      "stripe-new-signed-event:public",
     ]);
 
     // pd deploy <key>: the imported source runs with "shout", fetched from the npm registry.
@@ -167,7 +177,7 @@ describe("the registry: essentials, pd serve --import, pd registry import, npm p
       60_000,
     );
     expect(served.output.stdout).toContain(`npm:      ${down}; packages cached in ${join(dir, "packages")}`);
-    expect(served.output.stdout).toContain("Registry: essentials: 3 published");
+    expect(served.output.stdout).toContain("Registry: essentials: 13 published");
     expect(served.output.stdout).toContain(
       "Registry: @acme/hookline-components@1.2.0: 2 published, 1 failed",
     );

@@ -51,6 +51,14 @@ export const ERROR_CODES = {
   source_busy: 429,
   execution_too_large: 413,
 
+  // Managed authentication (@hookline/engine): OAuth clients, the connect flow, refreshes.
+  invalid_oauth_client: 422,
+  oauth_not_configured: 422,
+  oauth_state_invalid: 400,
+  oauth_denied: 400,
+  oauth_exchange_failed: 400,
+  oauth_provider_error: 502,
+
   // The component registry (@hookline/engine).
   component_version_exists: 409,
   registry_key_taken: 409,

@@ -1,8 +1,9 @@
 /**
  * The rules for publishing a component to a registry. Both registries need a key (any valid key
- * for a workspace's private registry) and a semantic version; the public registry also needs
- * SPEC's key pattern, read as real Pipedream keys use it: `<app_slug>-<slug>`, where the slug is
- * usually, but not always, the slugified component name (a different slug is a warning).
+ * for a workspace's private registry). The public registry, SPEC's "registry components", also
+ * needs a semantic version and SPEC's key pattern, read as real Pipedream keys use it:
+ * `<app_slug>-<slug>`, where the slug is usually, but not always, the slugified component name (a
+ * different slug is a warning). A private component's version stays free form, as SPEC has it.
  */
 import { isObject, type Obj } from "./component-props.js";
 import type { Findings } from "./problems.js";
@@ -33,11 +34,11 @@ function appSlugs(def: Obj): string[] {
 
 /** Checks `def` against the rules of the `visibility` registry. @internal */
 export function checkRegistry(def: Obj, visibility: RegistryVisibility, found: Findings): void {
-  if (typeof def.version === "string" && !SEMVER.test(def.version)) {
+  if (visibility === "public" && typeof def.version === "string" && !SEMVER.test(def.version)) {
     found.error(
       "invalid_version",
       "version",
-      `registry components need a semantic version (1.2.3), got "${def.version}"`,
+      `the public registry needs a semantic version (1.2.3), got "${def.version}"`,
     );
   }
   if (def.key === undefined) {

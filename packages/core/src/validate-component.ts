@@ -10,7 +10,8 @@ import { isFunctionLike } from "./schemas.js";
 export interface ValidateComponentOptions {
   /**
    * Also apply the rules of publishing to a registry: `"private"` (a workspace's own: any valid
-   * key, a semantic version) or `"public"` (also SPEC's key pattern). `true` means `"public"`.
+   * key, a free-form version) or `"public"` (SPEC's key pattern and a semantic version). `true`
+   * means `"public"`.
    */
   registry?: boolean | RegistryVisibility;
   /** Turn every warning into a problem (what publishing to the public registry strictly asks). */

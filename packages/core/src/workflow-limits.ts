@@ -31,7 +31,13 @@ function integer(found: Problem[], value: unknown, path: string, min: number, ma
 function only(found: Problem[], value: Record<string, unknown>, path: string, keys: string[]): void {
   for (const key of Object.keys(value)) {
     if (!keys.includes(key))
-      found.push(problem("invalid_value", `${path}.${key}`, `${path} has no field ${key}`));
+      found.push(
+        problem(
+          "invalid_value",
+          `${path}.${key}`,
+          `${path}.${key} is not a field of ${path} (its fields: ${keys.join(", ")})`,
+        ),
+      );
   }
 }
 

@@ -63,9 +63,17 @@ export function validateRetry(value: unknown, path: string): Problem[] {
   }
   const found: Problem[] = [];
   for (const [key, v] of Object.entries(value)) {
-    const limit = LIMITS[key as keyof RetryPolicy];
+    // Own keys only: `toString` or `constructor` in a policy are not fields, whatever Object has.
+    const limit = Object.hasOwn(LIMITS, key) ? LIMITS[key as keyof RetryPolicy] : undefined;
     if (!limit) {
-      found.push(problem("invalid_value", `${path}.${key}`, `a retry policy has no field ${key}`));
+      const fields = Object.keys(LIMITS).join(", ");
+      found.push(
+        problem(
+          "invalid_value",
+          `${path}.${key}`,
+          `${path}.${key} is not a field of a retry policy (its fields: ${fields})`,
+        ),
+      );
       continue;
     }
     const [min, max, integer] = limit;

@@ -98,7 +98,13 @@ export function validateTrigger(trigger: unknown, path = "trigger"): Problem[] {
   const only = (allowed: string[]): Problem[] =>
     Object.keys(trigger)
       .filter((k) => !allowed.includes(k))
-      .map((k) => problem("invalid_trigger", at(k), `a ${String(type)} trigger has no field ${k}`));
+      .map((k) =>
+        problem(
+          "invalid_trigger",
+          at(k),
+          `${at(k)} is not a field of a ${String(type)} trigger (its fields: ${allowed.join(", ")})`,
+        ),
+      );
   switch (type) {
     case "http": {
       const found = only(["type", "custom_response", "endpoint_url", "endpoint_id"]);
@@ -201,7 +207,7 @@ export function validateStep(step: unknown, path: string): Problem[] {
     if (
       !["name", "component_id", "component_key", "component_code", "configured_props", "retry"].includes(key)
     ) {
-      found.push(problem("invalid_value", `${path}.${key}`, `a step has no field ${key}`));
+      found.push(problem("invalid_value", `${path}.${key}`, `${path}.${key} is not a field of a step`));
     }
   }
   if (step.retry !== undefined) found.push(...validateRetry(step.retry, `${path}.retry`));

@@ -337,6 +337,23 @@ describe.each([
   });
 });
 
+describe("validateComponent: the private registry", () => {
+  it("takes any valid key and a free-form version (SPEC: semantic versions are the public registry's)", () => {
+    for (const version of ["free form", "1.0", "v2", "2026 spring"]) {
+      const { problems } = validateComponent(source({ key: "my source", version }), { registry: "private" });
+      expect(problems.map((p) => [p.code, p.path])).toEqual([["invalid_registry_key", "key"]]);
+      expect(validateComponent(source({ key: "mine", version }), { registry: "private" }).problems).toEqual(
+        [],
+      );
+    }
+    expect(
+      validateComponent(source({ key: "mine", version: "free form" }), { registry: "public" }).problems.map(
+        (p) => p.code,
+      ),
+    ).toContain("invalid_version");
+  });
+});
+
 describe("validateComponent: warnings", () => {
   it.each(warningTable)("%s", (_title, definition, expected) => {
     const { problems, warnings } = validateComponent(definition);

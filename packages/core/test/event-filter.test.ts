@@ -2,7 +2,7 @@
 import { filterDocument, isHooklineError, matchesFilter, parseEventFilter } from "@hookline/core";
 import { describe, expect, it } from "vitest";
 
-const doc = filterDocument({
+const EVENT = {
   id: "evt_1",
   emitterId: "dc_1",
   channel: "orders",
@@ -17,7 +17,8 @@ const doc = filterDocument({
     customer: { name: "Ada", email: null },
     items: [{ sku: "A" }],
   },
-});
+};
+const doc = filterDocument(EVENT);
 const match = (filter: unknown) => matchesFilter(parseEventFilter(filter), doc);
 
 describe("matchesFilter", () => {
@@ -62,6 +63,17 @@ describe("matchesFilter", () => {
     expect(match({ $and: [{ "event.total": 120 }, { "event.type": "x" }] })).toBe(false);
     expect(match({ $not: { "event.type": "order.created" } })).toBe(false);
   });
+  it("reads own properties only: inherited names such as constructor are missing paths", () => {
+    // The SQL stores read JSON, which has no prototype: the memory store must agree with them.
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
+      expect(match({ [`event.${name}`]: { $exists: true } }), name).toBe(false);
+      expect(match({ [`event.${name}`]: { $exists: false } }), name).toBe(true);
+      expect(match({ [`event.customer.${name}`]: { $ne: 1 } }), name).toBe(true);
+    }
+    const own = filterDocument({ ...EVENT, body: JSON.parse('{"constructor":"mine","__proto__":{"x":1}}') });
+    expect(matchesFilter(parseEventFilter({ "event.constructor": "mine" }), own)).toBe(true);
+    expect(matchesFilter(parseEventFilter({ "event.__proto__.x": 1 }), own)).toBe(true);
+  });
   it("compares strings by code point", () => {
     expect(match({ "event.type": { $lt: "\u{1F600}" } })).toBe(true);
     expect(
@@ -105,6 +117,16 @@ describe("parseEventFilter", () => {
     expect(problems({ a: { $eq: 1, b: 2 } })[0]?.message).toMatch(/mixes operators/);
     const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`event.k${i}`, i]));
     expect(problems(many)[0]?.message).toMatch(/at most 64/);
+  });
+  it("refuses nesting deeper than 8 levels of $and, $or and $not, and accepts 8", () => {
+    const nest = (levels: number): Record<string, unknown> => {
+      let filter: Record<string, unknown> = { "event.a": 1 };
+      for (let i = 0; i < levels; i++) filter = i % 2 ? { $not: filter } : { $and: [filter] };
+      return filter;
+    };
+    expect(() => parseEventFilter(nest(8))).not.toThrow();
+    expect(problems(nest(9))[0]?.message).toMatch(/nests deeper than 8 levels/);
+    expect(problems(nest(40))[0]?.message).toMatch(/nests deeper than 8 levels/);
   });
   it("parses JSON text", () => {
     expect(parseEventFilter('{"event.a":1}')).toEqual({

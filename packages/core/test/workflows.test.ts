@@ -50,6 +50,20 @@ describe("validateWorkflow", () => {
     }
   });
 
+  it("refuses the names every object inherits as fields of a retry policy, limits, a trigger or a step", () => {
+    const inherited = JSON.parse('{"toString":1,"constructor":{},"__proto__":{"count":1}}');
+    const paths = validateWorkflow({
+      ...ok,
+      trigger: { type: "manual", ...inherited },
+      retry: inherited,
+      concurrency: { max: 1, ...inherited },
+      steps: [{ name: "a", component_code: "x", retry: inherited }],
+    }).map((p) => p.path);
+    for (const at of ["trigger", "retry", "concurrency", "steps[0].retry"]) {
+      for (const name of ["toString", "constructor", "__proto__"]) expect(paths).toContain(`${at}.${name}`);
+    }
+  });
+
   it("names each problem's field", () => {
     const problems = validateWorkflow({
       name: "",

@@ -57,17 +57,19 @@ function setup(retrySchedule = [1, 1, 1]) {
     decryptSecret: (value) => value.replace(/^sealed:/, ""),
     retrySchedule,
     jitter: 0,
+    pollIntervalMs: 5,
   });
+  worker.start();
   cleanups.push(() => transport.close());
+  cleanups.push(() => worker.stop({ drainMs: 0 }));
   return { store, worker };
 }
 
-/** Runs the worker until `done` or the deadline. */
-async function until(worker: { runOnce(): Promise<number> }, done: () => Promise<boolean>): Promise<void> {
+/** Waits until `done`; the deadline only stops a hung test. */
+async function until(done: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error("timed out");
-    await worker.runOnce();
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -75,7 +77,7 @@ async function until(worker: { runOnce(): Promise<number> }, done: () => Promise
 describe("workflow requests through the delivery worker", () => {
   it("sends the step's method, headers and body, retried until the receiver answers 2xx", async () => {
     const target = await receiver([503, 500, 204]);
-    const { store, worker } = setup();
+    const { store } = setup();
     const row = await store.queue.deliveries.enqueue({
       workspaceId: "ws_1",
       workflowId: "p_1",
@@ -88,7 +90,7 @@ describe("workflow requests through the delivery worker", () => {
         body: '{"a":1}',
       },
     });
-    await until(worker, async () => (await store.deliveries.get("ws_1", row.id))?.state === "succeeded");
+    await until(async () => (await store.deliveries.get("ws_1", row.id))?.state === "succeeded");
     expect(target.seen).toHaveLength(3);
     for (const request of target.seen) {
       expect(request).toMatchObject({ method: "PUT", path: "/in?x=1", body: '{"a":1}' });
@@ -108,7 +110,7 @@ describe("workflow requests through the delivery worker", () => {
 
   it("signs with the request's secrets; the webhook-id is the delivery's, stable across retries", async () => {
     const target = await receiver([500, 200]);
-    const { store, worker } = setup();
+    const { store } = setup();
     const secret = generateWebhookSecret();
     const row = await store.queue.deliveries.enqueue({
       workspaceId: "ws_1",
@@ -117,7 +119,7 @@ describe("workflow requests through the delivery worker", () => {
       stepName: "post",
       request: { url: target.url, method: "POST", headers: {}, body: "hello", secrets: [`sealed:${secret}`] },
     });
-    await until(worker, async () => (await store.deliveries.get("ws_1", row.id))?.state === "succeeded");
+    await until(async () => (await store.deliveries.get("ws_1", row.id))?.state === "succeeded");
     expect(target.seen).toHaveLength(2);
     for (const request of target.seen) {
       expect(request.headers["webhook-id"]).toBe(row.id);
@@ -130,7 +132,7 @@ describe("workflow requests through the delivery worker", () => {
   it("fails after the schedule, and a 410 ends it at once, with no webhook touched", async () => {
     const failing = await receiver([500]);
     const gone = await receiver([410]);
-    const { store, worker } = setup([1]);
+    const { store } = setup([1]);
     const enqueue = (url: string) =>
       store.queue.deliveries.enqueue({
         workspaceId: "ws_1",
@@ -142,7 +144,7 @@ describe("workflow requests through the delivery worker", () => {
     const a = await enqueue(failing.url);
     const b = await enqueue(gone.url);
     const final = async (id: string) => (await store.deliveries.get("ws_1", id))?.state === "failed";
-    await until(worker, async () => (await final(a.id)) && (await final(b.id)));
+    await until(async () => (await final(a.id)) && (await final(b.id)));
     expect(failing.seen.map((r) => r.method)).toEqual(["DELETE", "DELETE"]);
     expect(gone.seen).toHaveLength(1);
     expect(await store.deliveries.get("ws_1", b.id)).toMatchObject({

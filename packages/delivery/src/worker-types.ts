@@ -156,11 +156,6 @@ export interface DeliveryWorker {
   /** Polls now instead of at the end of the current sleep; call it after appending events. */
   wake(): void;
   /**
-   * Claims one batch (up to the free concurrency), delivers it and resolves, once those deliveries are
-   * finished, with how many were claimed. Does not sweep; resolves 0 once stopped.
-   */
-  runOnce(): Promise<number>;
-  /**
    * Stops claiming, waits up to `drainMs` for in-flight deliveries, then releases whatever is still in
    * flight back to `pending` (due now) so another node retries it. The transport is not closed.
    */

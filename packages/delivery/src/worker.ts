@@ -333,12 +333,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       loopPromise = loop();
     },
     wake,
-    async runOnce() {
-      if (stopping) return 0;
-      const started = await dispatch();
-      await Promise.all(started);
-      return started.length;
-    },
     stop(stopOptions: StopOptions = {}) {
       if (stopPromise) return stopPromise;
       const drainMs = stopOptions.drainMs ?? DEFAULT_DRAIN_MS;

@@ -117,37 +117,56 @@ export function createCodeFetcher(ctx: CodeFetcherContext) {
       const base = new URL(url);
       const code = await fetchText(url);
       const filename = base.pathname.split("/").pop() || undefined;
-      const files: Record<string, string> = {};
-      let total = code.length;
-      let count = 0;
-      for (;;) {
-        const input = { code, filename: filename ?? "component.mjs", files };
-        let missing: string[] | undefined;
-        try {
-          await ctx.load(input);
-          return { code, ...(filename ? { filename } : {}), ...(count > 0 ? { files } : {}) };
-        } catch (error) {
-          missing = ((error as HooklineError).details as { missingFiles?: string[] } | undefined)
-            ?.missingFiles;
-          const stuck = missing?.some((relative) => relative in files);
-          if ((error as HooklineError).code !== "module_not_found" || !missing?.length || stuck) throw error;
-        }
-        for (const relative of missing) {
-          if (++count > limits.maxFiles)
-            throw new HooklineError(
-              "payload_too_large",
-              `The component imports more than ${limits.maxFiles} relative files`,
-            );
-          const fetched = await fetchRelative(base, relative);
-          total += fetched.text.length;
-          if (total > limits.totalBytes)
-            throw new HooklineError(
-              "payload_too_large",
-              `The component and its relative files are over ${limits.totalBytes} bytes`,
-            );
-          files[fetched.key] = fetched.text;
-        }
-      }
+      const gathered = await gatherFiles(
+        ctx.load,
+        { code, filename: filename ?? "component.mjs" },
+        limits,
+        (relative) => fetchRelative(base, relative),
+      );
+      return { code, ...(filename ? { filename } : {}), ...(gathered ? { files: gathered } : {}) };
     },
   };
+}
+
+/**
+ * The relative files a component imports, read one round at a time: loading reports the relative
+ * imports it could not find (`missingFiles`), `read` gets each, and loading runs again, within
+ * `limits.maxFiles` and `limits.totalBytes` (`payload_too_large`). Undefined when it imports none.
+ * @internal
+ */
+export async function gatherFiles(
+  load: (input: LoadInput) => Promise<unknown>,
+  input: { code: string; filename: string },
+  limits: Pick<CodeUrlLimits, "maxFiles" | "totalBytes">,
+  read: (relative: string) => Promise<{ key: string; text: string }>,
+): Promise<Record<string, string> | undefined> {
+  const files: Record<string, string> = {};
+  let total = input.code.length;
+  let count = 0;
+  for (;;) {
+    let missing: string[] | undefined;
+    try {
+      await load({ ...input, files });
+      return count > 0 ? files : undefined;
+    } catch (error) {
+      missing = ((error as HooklineError).details as { missingFiles?: string[] } | undefined)?.missingFiles;
+      const stuck = missing?.some((relative) => relative in files);
+      if ((error as HooklineError).code !== "module_not_found" || !missing?.length || stuck) throw error;
+    }
+    for (const relative of missing) {
+      if (++count > limits.maxFiles)
+        throw new HooklineError(
+          "payload_too_large",
+          `The component imports more than ${limits.maxFiles} relative files`,
+        );
+      const got = await read(relative);
+      total += got.text.length;
+      if (total > limits.totalBytes)
+        throw new HooklineError(
+          "payload_too_large",
+          `The component and its relative files are over ${limits.totalBytes} bytes`,
+        );
+      files[got.key] = got.text;
+    }
+  }
 }

@@ -59,4 +59,17 @@ export type HooklineEvents = {
     payload: unknown;
     ts: number;
   };
+  /**
+   * A connected account changed: connected (created or reconnected through OAuth), updated,
+   * refreshed (new OAuth tokens), `needs_reconnect` (the provider refused a refresh) or deleted.
+   */
+  account: {
+    workspaceId: string;
+    accountId: string;
+    app: string;
+    change: "connected" | "reconnected" | "updated" | "refreshed" | "needs_reconnect" | "deleted";
+    externalUserId?: string;
+    /** Why, for `needs_reconnect` (the provider's error code). */
+    reason?: string;
+  };
 };

@@ -36,6 +36,7 @@ import { startFanout } from "./fanout.js";
 import type { IngressRequest } from "./http-event.js";
 import { handleIngress } from "./ingress.js";
 import { createMounts } from "./mounts.js";
+import { type ConnectApi, type ConnectTokensApi, createOAuth, type OAuthClientsApi } from "./oauth/index.js";
 import { createRegistry, type RegistryApi } from "./registry.js";
 import { createRetention } from "./retention.js";
 import { createSecretBox } from "./secrets.js";
@@ -66,6 +67,26 @@ export interface Hookline {
   readonly apiKeys: ApiKeysApi;
   /** Connected accounts (`apn_...`): `$auth` credentials per app, encrypted at rest, never returned. */
   readonly accounts: AccountsApi;
+  /** OAuth clients (the operator's OAuth apps), one per app slug, and the built-in catalogue. */
+  readonly oauthClients: OAuthClientsApi;
+  /**
+   * The OAuth connect flow: start (an authorization URL), finish (the callback), status.
+   *
+   * @example
+   * ```ts
+   * await hookline.oauthClients.put(ws.id, "github", { client_id: "Iv1.abc", client_secret: "s3cret" });
+   * const { authorizeUrl } = await hookline.connect.start(ws.id, { app: "github" });
+   * ```
+   */
+  readonly connect: ConnectApi;
+  /** Connect tokens (`ctok_...`): an embedding app's end user's reach (their connect flow and accounts). */
+  readonly connectTokens: ConnectTokensApi;
+  /**
+   * OAuth tokens are refreshed when used within `oauth.refreshSkewMs` of their expiry, and ahead of
+   * use by a loop that `start()` runs every `oauth.refreshIntervalMs`; `refreshDue()` runs one pass
+   * now and resolves with how many tokens it refreshed.
+   */
+  readonly oauth: { refreshDue(): Promise<number> };
   /** Saved components (`sc_...`). */
   readonly components: ComponentsApi;
   /** The component registry: publish by key and semantic version, privately or publicly; list; read. */
@@ -139,7 +160,7 @@ export interface Hookline {
    * rejects with `configuration_error` naming `HOOKLINE_SECRETS_KEY`, and nothing starts.
    */
   start(): Promise<void>;
-  /** The delivery worker (undefined when `worker: false`); tests drive it with `runOnce()`. */
+  /** The delivery worker (undefined when `worker: false`); `start()` starts it. */
   readonly worker: DeliveryWorker | undefined;
   /**
    * Stops the loops, drains in-flight deliveries (releasing what does not finish), unmounts every
@@ -216,7 +237,16 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     });
   const clock = options.clock ?? systemClock;
   const box = createSecretBox(options.secretsKey ?? randomUUID());
-  const apps: AppsContext = { store, box, noAuthApps: new Set(options.noAuthApps ?? DEFAULT_NO_AUTH_APPS) };
+  // Credentials go through the OAuth refresher, made once the context exists (below).
+  let oauth: ReturnType<typeof createOAuth> | undefined;
+  const apps: AppsContext = {
+    store,
+    box,
+    noAuthApps: new Set(options.noAuthApps ?? DEFAULT_NO_AUTH_APPS),
+    credentials: (account, log) =>
+      (oauth as ReturnType<typeof createOAuth>).refresher.credentials(account, log),
+    authDue: (account) => oauth?.refresher.due(account) ?? false,
+  };
   const ownsTransport = options.transport === undefined;
   const transport =
     options.transport ??
@@ -250,6 +280,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     apps,
     registry: createRegistry({
       store,
+      packages: options.packages ?? {},
       load: (input) =>
         runtime.load({
           code: input.code,
@@ -282,6 +313,9 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     },
     wakeWorker,
   };
+  oauth = createOAuth(ctx, options.oauth);
+  // An account changed on this node: sandboxes holding its old `$auth` are rebuilt on their next run.
+  events.on("account", (e) => ctx.mounts.forgetAccount(e.accountId));
   // Source triggers: the workflows listening to a source hear its events stored on this node.
   const workflows = createWorkflows(ctx, options.executionLeaseMs, (handler) =>
     events.on("emit", (e) => {
@@ -317,6 +351,10 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     workspaces: createWorkspacesApi(store),
     apiKeys: createApiKeysApi(store),
     accounts: createAccountsApi(ctx),
+    oauthClients: oauth.clients,
+    connect: oauth.connect,
+    connectTokens: oauth.connectTokens,
+    oauth: { refreshDue: () => (oauth as ReturnType<typeof createOAuth>).refresher.refreshDue() },
     components: createComponentsApi(ctx),
     registry: ctx.registry.api,
     sources: createSourcesApi(ctx),
@@ -348,6 +386,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
         if (closed) return;
         worker?.start();
         timerLoop.start();
+        oauth?.loop.start();
         await apphooks.catchUp();
         workflows.start(options.timerPollMs ?? 1000);
       })();
@@ -357,6 +396,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       closed = true;
       await fanout.close();
       timerLoop.stop();
+      await oauth?.loop.stop();
       await apphooks.close();
       await ctx.mounts.drain();
       await workflows.close();

@@ -12,7 +12,7 @@ export {
   type DestinationsOptions,
   destinationsFromEnv,
 } from "@hookline/delivery";
-export type { AccountsApi } from "./accounts.js";
+export type { AccountScope, AccountsApi, AccountUpdate } from "./accounts.js";
 export { API_KEY_PREFIX, hashApiKey } from "./api-keys.js";
 export { DEFAULT_NO_AUTH_APPS } from "./apps.js";
 export { type Clock, createFakeClock, type FakeClock, systemClock } from "./clock.js";
@@ -28,6 +28,25 @@ export { type EventSearchOptions, searchEvents, toFilter } from "./event-search.
 export type { HooklineEvents } from "./events.js";
 export { createHookline, type Hookline } from "./hookline.js";
 export type { IngressRequest } from "./http-event.js";
+export {
+  type CatalogueEntry,
+  CONNECT_TOKEN_PREFIX,
+  type ConnectApi,
+  type ConnectFinished,
+  type ConnectInput,
+  type ConnectScope,
+  type ConnectStarted,
+  type ConnectStatus,
+  type ConnectTokenGrant,
+  type ConnectTokensApi,
+  OAUTH_CATALOGUE,
+  type OAuthClientInput,
+  type OAuthClientsApi,
+  type OAuthClientView,
+  type OAuthOptions,
+  type OAuthSettings,
+  type TokenAuthMethod,
+} from "./oauth/index.js";
 export type { OptionsTarget } from "./props.js";
 export {
   type PublishInput,
@@ -36,6 +55,14 @@ export {
   type RegistryListOptions,
   type Visibility,
 } from "./registry.js";
+export {
+  declaredRanges,
+  type ImportedComponent,
+  type PackageImport,
+  packageComponentFiles,
+  parsePackageSpec,
+} from "./registry-import.js";
+export { componentApp, matchesSearch, type RegistrySearch } from "./registry-search.js";
 export { REPLAY_BATCH, REPLAY_SCAN, type ReplayOptions, type ReplayResult } from "./replay.js";
 export {
   DEFAULT_RETAINED_EVENT_BYTES,
@@ -82,6 +109,7 @@ export type {
   ListOptions as WorkflowListOptions,
   RunWorkflowOptions,
   SettingKey as WorkflowSettingKey,
+  TestRunOptions,
   WorkflowsApi,
   WorkflowTriggerView,
   WorkflowUpdate,

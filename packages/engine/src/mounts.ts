@@ -19,12 +19,13 @@ import type {
   MountedComponent,
   Runtime,
 } from "@hookline/runtime";
-import type { DeployedComponent, SavedComponent, Store } from "@hookline/store";
-import { type AppsContext, openAuth } from "./apps.js";
+import type { Account, DeployedComponent, SavedComponent, Store } from "@hookline/store";
+import { type AppsContext, type AuthLog, openAuth } from "./apps.js";
 import type { Clock } from "./clock.js";
 import { type DataStoreDeps, dataStoreBridge } from "./data-stores.js";
 import { dynamicPropsOf, finalProps } from "./dynamic-props.js";
 import { HTTP_INTERFACE } from "./interfaces.js";
+import { type AuthNote, type AuthStamp, authStale, authStampOf } from "./mount-auth.js";
 import { netBridges } from "./net-bridges.js";
 import { endpointUrl } from "./views.js";
 
@@ -77,6 +78,13 @@ export interface Mounts {
   mounted(source: DeployedComponent): Promise<MountedComponent>;
   /** Drops (and disposes) a source's cached sandbox, and forgets its cached record. */
   unmount(sourceId: string): void;
+  /**
+   * What the engine has to say about the accounts of a source's cached sandbox, for its next run's
+   * logs: a refresh (once), an account that needs reconnecting (every run).
+   */
+  authNotes(sourceId: string): AuthNote[];
+  /** Drops the cached sandboxes whose `$auth` came from the account (it changed on this node). */
+  forgetAccount(accountId: string): void;
   /**
    * A saved component by id, kept once read (saved components never change; a new save is a new
    * id). 404 `not_found` when absent.
@@ -164,13 +172,17 @@ function dataStoreName(value: unknown): string | undefined {
   return typeof id === "string" ? id : typeof name === "string" ? name : undefined;
 }
 
-/** Turns stored prop values into what the sandbox gets: secrets opened, endpoints, `$auth`. */
+/**
+ * Turns stored prop values into what the sandbox gets: secrets opened, endpoints, `$auth` (OAuth
+ * tokens refreshed when due, notes to `auth.log`, the accounts used collected in `auth.used`).
+ */
 export async function runtimeProps(
   deps: Pick<MountsDeps, "apps" | "baseUrl">,
   workspaceId: string,
   declared: Record<string, PropDescription>,
   stored: Record<string, unknown>,
   endpointId: string | undefined,
+  auth: { log?: AuthLog; used?: Account[] } = {},
 ): Promise<Record<string, unknown>> {
   const { box } = deps.apps;
   const out: Record<string, unknown> = {};
@@ -179,7 +191,7 @@ export async function runtimeProps(
     if (prop.type === HTTP_INTERFACE)
       out[name] = { endpoint: endpointId ? endpointUrl(deps.baseUrl, endpointId) : undefined };
     else if (prop.type === "app")
-      out[name] = { $auth: await openAuth(deps.apps, workspaceId, name, prop, value) };
+      out[name] = { $auth: await openAuth(deps.apps, workspaceId, name, prop, value, auth) };
     // Stored secrets are sealed; values being configured (options, reloadProps) are still plain.
     else if (prop.secret && box.isSealed(value)) out[name] = box.open(value);
     // A data_store prop: the store's name or ds_ id (its methods go through the dataStore bridge).
@@ -212,7 +224,7 @@ interface Lane {
 /** Creates the sandboxes and the invocation queue of one engine. */
 export function createMounts(deps: MountsDeps): Mounts {
   const { store, runtime } = deps;
-  const cache = new Map<string, { mounted: MountedComponent; version: string }>();
+  const cache = new Map<string, { mounted: MountedComponent; version: string; auth: AuthStamp }>();
   const lanes = new Map<string, Lane>();
   const fetch = fetchBridge(deps.transport);
   const network = netBridges(deps.transport);
@@ -287,6 +299,7 @@ export function createMounts(deps: MountsDeps): Mounts {
     target: MountTarget,
     component: SavedComponent,
     staged?: StagedDb,
+    auth: { log?: AuthLog; used?: Account[] } = {},
   ): Promise<MountedComponent> {
     const description = component.description;
     const declared = finalProps(description, dynamicPropsOf(target.meta));
@@ -294,7 +307,7 @@ export function createMounts(deps: MountsDeps): Mounts {
       id: target.id,
       bundle: component.bundle,
       description,
-      props: await runtimeProps(deps, target.workspaceId, declared, target.props, target.endpointId),
+      props: await runtimeProps(deps, target.workspaceId, declared, target.props, target.endpointId, auth),
       bridges: {
         db: dbBridge(store, target.id, staged),
         fetch,
@@ -334,13 +347,37 @@ export function createMounts(deps: MountsDeps): Mounts {
     async mounted(source) {
       const version = `${source.savedComponentId}:${source.updatedAt}:${JSON.stringify(source.props)}`;
       const cached = cache.get(source.id);
-      if (cached && cached.version === version) return cached.mounted;
+      if (cached && cached.version === version && !(await authStale(deps.apps, cached.auth)))
+        return cached.mounted;
       cached?.mounted.dispose();
-      const mounted = await mount(source, await component(source.workspaceId, source.savedComponentId));
-      cache.set(source.id, { mounted, version });
+      cache.delete(source.id);
+      const used: Account[] = [];
+      const notes: AuthNote[] = [];
+      const log: AuthLog = (level, message) => notes.push({ level, message });
+      const mounted = await mount(
+        source,
+        await component(source.workspaceId, source.savedComponentId),
+        undefined,
+        {
+          log,
+          used,
+        },
+      );
+      cache.set(source.id, { mounted, version, auth: authStampOf(used, notes) });
       return mounted;
     },
     unmount,
+    authNotes(sourceId) {
+      const auth = cache.get(sourceId)?.auth;
+      if (!auth) return [];
+      const notes = auth.fresh ? auth.notes : auth.notes.filter((n) => n.level === "error");
+      auth.fresh = false;
+      return notes;
+    },
+    forgetAccount(accountId) {
+      for (const [sourceId, entry] of [...cache])
+        if (entry.auth.accounts.some((a) => a.id === accountId)) unmount(sourceId);
+    },
     component,
     async sourceByEndpoint(endpointId) {
       const now = performance.now();

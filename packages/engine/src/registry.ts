@@ -16,6 +16,7 @@ import {
   type PropDescription,
   validateComponent,
 } from "@hookline/core";
+import type { PackagesOptions } from "@hookline/runtime";
 import {
   compareVersions,
   type SavedComponent,
@@ -23,6 +24,8 @@ import {
   StoreError,
   type Visibility,
 } from "@hookline/store";
+import { importPackage, type PackageImport } from "./registry-import.js";
+import { matchesSearch, type RegistrySearch } from "./registry-search.js";
 import type { CodeInput } from "./types.js";
 import type { ComponentView } from "./views.js";
 
@@ -46,8 +49,8 @@ export interface PublishInput {
   strict?: boolean;
 }
 
-/** Options of {@link RegistryApi.list}. */
-export interface RegistryListOptions {
+/** Options of {@link RegistryApi.list}: every version or the newest, narrowed by a search. */
+export interface RegistryListOptions extends RegistrySearch {
   /** Every published version instead of the newest per key. */
   allVersions?: boolean;
 }
@@ -87,6 +90,24 @@ export interface RegistryApi {
    * version too. Unknown, or another workspace's private component: `not_found` (404).
    */
   get(workspaceId: string, key: string, version?: string): Promise<ComponentView>;
+  /**
+   * Publishes the components of an npm package (`@pipedream/slack`, `pkg@^1.2`) found through the
+   * server's package resolvers, as `pd registry import` does from a client: each file of
+   * Pipedream's layout with its relative imports, its bare imports given the package's declared
+   * ranges. A file already published (same key and version) is `exists`; one that fails is
+   * recorded with its error and the next goes on. 404 `not_found` when no resolver has it.
+   *
+   * @example
+   * ```ts
+   * const got = await hookline.registry.importPackage(ws.id, "@pipedream/http", { visibility: "public" });
+   * got.components.filter((c) => c.status === "published").map((c) => c.key);
+   * ```
+   */
+  importPackage(
+    workspaceId: string,
+    spec: string,
+    options?: { visibility?: Visibility },
+  ): Promise<PackageImport>;
 }
 
 /**
@@ -99,7 +120,8 @@ export interface RegistryApi {
  * ```
  */
 export function parseComponentKey(ref: string, version?: string): { key: string; version?: string } {
-  const at = ref.lastIndexOf("@");
+  // A key has no "@" (REGISTRY_KEY): the first one starts the version, which is free form privately.
+  const at = ref.indexOf("@");
   const key = at > 0 ? ref.slice(0, at) : ref;
   const pinned = at > 0 ? ref.slice(at + 1) : undefined;
   if (key === "") throw new HooklineError("bad_request", "a component key is required");
@@ -162,6 +184,8 @@ export function checkRegistryRules(
 /** What the registry needs from the engine. @internal */
 export interface RegistryContext {
   store: Store;
+  /** Where npm packages are found for {@link RegistryApi.importPackage}. */
+  packages?: PackagesOptions;
   /** Bundles and describes code (the engine's runtime.load). */
   load(input: CodeInput): Promise<{ bundle: string; description: ComponentDescription }>;
   view(saved: SavedComponent): ComponentView;
@@ -294,10 +318,24 @@ export function createRegistry(ctx: RegistryContext): Registry {
           if (c.key !== undefined && c.published === "public" && !ownKeys.has(c.key)) visible.push(c);
         }
       }
-      if (options.allVersions) return visible.map(ctx.view);
+      // A search finds a key by its newest version's description (every version's, with allVersions).
+      const found = (c: SavedComponent) => matchesSearch(c.key, c.description, options);
+      if (options.allVersions) return visible.filter(found).map(ctx.view);
       const byKey = new Map<string, SavedComponent[]>();
       for (const c of visible) byKey.set(c.key as string, [...(byKey.get(c.key as string) ?? []), c]);
-      return [...byKey.values()].map((rows) => ctx.view(newest(rows) as SavedComponent));
+      return [...byKey.values()]
+        .map((rows) => newest(rows) as SavedComponent)
+        .filter(found)
+        .map(ctx.view);
+    },
+
+    async importPackage(workspaceId, spec, options = {}) {
+      const deps = {
+        packages: ctx.packages ?? {},
+        load: ctx.load,
+        publish: (input: PublishInput) => api.publish(workspaceId, input),
+      };
+      return importPackage(deps, spec, options.visibility ?? "private");
     },
 
     async get(workspaceId, ref, version) {

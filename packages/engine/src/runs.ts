@@ -35,10 +35,18 @@ export async function runSource(
   const ran = await ctx.mounts.exclusive(source.id, async () => {
     const component = await ctx.mounts.component(source.workspaceId, source.savedComponentId);
     const mounted = await ctx.mounts.mounted(source);
+    // The engine's notes about the source's accounts (refreshed, needs reconnect) open the run's logs.
+    const ts = ctx.clock.now();
+    const notes = ctx.mounts.authNotes(source.id).map((n) => ({ ...n, ts }));
     // The sandbox knows http (its shorter deadline), timer and manual runs; a fed event runs as manual.
     const result = await mounted.run(event, { trigger: trigger === "apphook" ? "manual" : trigger });
     const store = async (): Promise<RunOutcome> => {
-      await writeLogs(ctx, source.workspaceId, source.id, result.logs);
+      await writeLogs(
+        ctx,
+        source.workspaceId,
+        source.id,
+        notes.length > 0 ? [...notes, ...result.logs] : result.logs,
+      );
       const outcome = await storeEmits(ctx, source, component.description, result.emits);
       ctx.notify("invocation", {
         workspaceId: source.workspaceId,

@@ -7,6 +7,7 @@ import type { DeliveryWorkerOptions, Destinations, Transport } from "@hookline/d
 import type { Limits, PackagesOptions, PoolOptions, Runtime } from "@hookline/runtime";
 import type { Store, StoredEvent } from "@hookline/store";
 import type { Clock } from "./clock.js";
+import type { OAuthOptions } from "./oauth/options.js";
 import type { RetentionOptions } from "./retention.js";
 
 /** Options of the delivery worker the engine runs (see `createDeliveryWorker` in `@hookline/delivery`). */
@@ -140,6 +141,11 @@ export interface HooklineOptions {
    * (default {@link DEFAULT_NO_AUTH_APPS}). Other required app props fail with `account_required`.
    */
   noAuthApps?: readonly string[];
+  /**
+   * Managed authentication over OAuth: origins a connect flow may return to besides the server's,
+   * and how early tokens are refreshed (docs/accounts.md).
+   */
+  oauth?: OAuthOptions;
 }
 
 /** Code to save: a file's text and name, plus sibling files it imports by relative path. */

@@ -50,6 +50,14 @@ export interface AccountView {
   workspaceId: string;
   app: string;
   name: string;
+  /** Connected through OAuth (its tokens are refreshed by the engine). */
+  oauth: boolean;
+  /** `active`, or `needs_reconnect` once the provider refused a refresh. */
+  status: "active" | "needs_reconnect";
+  /** The embedding app's end user who owns it, if any. */
+  externalUserId?: string;
+  /** When its access token expires (epoch ms), for OAuth accounts whose provider says. */
+  expiresAt?: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -130,6 +138,10 @@ export function accountView(account: Account): AccountView {
     workspaceId: account.workspaceId,
     app: account.app,
     name: account.name,
+    oauth: account.oauth,
+    status: account.status,
+    ...(account.externalUserId !== undefined ? { externalUserId: account.externalUserId } : {}),
+    ...(account.expiresAt !== undefined ? { expiresAt: account.expiresAt } : {}),
     createdAt: account.createdAt,
     updatedAt: account.updatedAt,
   };

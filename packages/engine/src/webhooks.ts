@@ -383,10 +383,14 @@ export function createWebhooksApi(
 
   const subscriptions: SubscriptionsApi = {
     async create(workspaceId, input) {
-      // An emitter is a source (`dc_`) or a workflow (`p_`: `$.send.emit`, and `$errors`).
-      const emitter = input.emitterId.startsWith("p_")
-        ? await store.workflows?.get(workspaceId, input.emitterId)
-        : await store.deployedComponents.get(workspaceId, input.emitterId);
+      // An emitter is a source (`dc_`), a workflow (`p_`: `$.send.emit`, and `$errors`), or the
+      // workspace itself (`ws_`: its own events, such as `account.needs_reconnect`).
+      const emitter =
+        input.emitterId === workspaceId
+          ? { id: workspaceId }
+          : input.emitterId.startsWith("p_")
+            ? await store.workflows?.get(workspaceId, input.emitterId)
+            : await store.deployedComponents.get(workspaceId, input.emitterId);
       if (!emitter) {
         throw new HooklineError("not_found", `No emitter ${input.emitterId} in this workspace`);
       }

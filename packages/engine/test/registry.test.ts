@@ -94,7 +94,7 @@ describe("publishing", () => {
     });
   });
 
-  it("private publishing takes any valid key; a semantic version is needed everywhere", async () => {
+  it("private publishing takes any valid key and a free-form version; the public registry a semantic one", async () => {
     // Real keys such as formatting-format-number ("[Numbers] Format Number") publish privately.
     const own = await hookline.registry.publish(acme, {
       code: source("1.0.0", { key: "formatting-format-number", name: "[Numbers] Format Number" }),
@@ -110,9 +110,6 @@ describe("publishing", () => {
         "invalid_registry_key",
         "key",
       ],
-      [source("1.0", { key: "http-ping" }).code, "invalid_version", "version"],
-      [source("v1.0.0", { key: "http-ping" }).code, "invalid_version", "version"],
-      [source("latest", { key: "http-ping" }).code, "invalid_version", "version"],
     ];
     for (const [code, errorCode, path] of cases) {
       await expect(hookline.registry.publish(acme, { code: { code } })).rejects.toMatchObject({
@@ -121,6 +118,24 @@ describe("publishing", () => {
         details: { problems: [expect.objectContaining({ code: expect.any(String), path })] },
       });
     }
+    // SPEC: a free-form version, semantic only for the (public) registry.
+    for (const version of ["1.0", "v1.0.0", "latest", "free form"]) {
+      const privately = await hookline.registry.publish(acme, {
+        code: source(version, { key: "http-free" }),
+      });
+      expect(privately).toMatchObject({ key: "http-free", version, visibility: "private" });
+      await expect(
+        hookline.registry.publish(acme, {
+          code: source(version, { key: "http-ping" }),
+          visibility: "public",
+        }),
+      ).rejects.toMatchObject({
+        code: "invalid_version",
+        status: 422,
+        details: { problems: [expect.objectContaining({ code: "invalid_version", path: "version" })] },
+      });
+    }
+    expect((await hookline.registry.get(acme, "http-free@free form")).version).toBe("free form");
   });
 
   it("public publishing needs <app_slug>-<slug>; another slug than the name's is a warning, refused when strict", async () => {

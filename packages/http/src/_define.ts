@@ -4,7 +4,7 @@
  * OpenAPI document is generated from, so the two cannot drift.
  */
 import type { Problem } from "@hookline/core";
-import type { Hookline } from "@hookline/engine";
+import type { ConnectScope, Hookline } from "@hookline/engine";
 import type { TSchema } from "typebox";
 
 /** What a handler gets. */
@@ -14,6 +14,11 @@ export interface RouteContext<P = Record<string, unknown>> {
   hookline: Hookline;
   /** The authenticated workspace (empty for routes without auth). */
   workspaceId: string;
+  /**
+   * Set when a connect token (`ctok_...`) authenticated the request: the end user whose accounts
+   * alone the route may see and change (pass it to the accounts API as its scope).
+   */
+  endUser?: ConnectScope;
   /** Path parameters (`{id}`). */
   path: Record<string, string>;
   /** Query string and JSON body fields, merged and validated against `params`. */
@@ -78,8 +83,11 @@ export interface Route {
   list?: boolean;
   /** The response may carry `warnings` (`{ code, path?, message }` objects) beside `data`. */
   warnings?: boolean;
-  /** Default true: needs `Authorization: Bearer <api key>`. */
-  auth?: boolean;
+  /**
+   * Default true: needs `Authorization: Bearer <api key>`. `"connect"`: an API key or an end user's
+   * connect token (`ctok_...`, then `endUser` is set and browsers of other origins may call it: CORS).
+   */
+  auth?: boolean | "connect";
   /** Response content type when not JSON (for example `text/event-stream`). */
   produces?: string;
   /** Serves the request (parameters already validated). */

@@ -70,7 +70,17 @@ export function sourceJson(s: SourceView) {
 
 /** A connected account (never its credentials). */
 export function accountJson(a: AccountView) {
-  return { id: a.id, app: a.app, name: a.name, created_at: seconds(a.createdAt) };
+  return {
+    id: a.id,
+    app: a.app,
+    name: a.name,
+    oauth: a.oauth,
+    status: a.status,
+    external_user_id: a.externalUserId ?? null,
+    expires_at: a.expiresAt !== undefined ? seconds(a.expiresAt) : null,
+    created_at: seconds(a.createdAt),
+    updated_at: seconds(a.updatedAt),
+  };
 }
 
 /** An event summary (`event_summaries`). */

@@ -35,12 +35,20 @@ export function decodePath(names: string[], raw: string[]): Record<string, strin
   return out;
 }
 
+/**
+ * Sets `key` as an own property, whatever its name: assigning `__proto__` would change the
+ * object's prototype instead (a query string or a JSON body can name any key).
+ */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** The query string as an object: a repeated key becomes an array. */
 export function queryObject(url: URL): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const key of new Set(url.searchParams.keys())) {
     const all = url.searchParams.getAll(key);
-    out[key] = all.length === 1 ? (all[0] as string) : all;
+    setOwn(out, key, all.length === 1 ? (all[0] as string) : all);
   }
   return out;
 }
@@ -61,6 +69,19 @@ export function parseJsonBody(bytes: Uint8Array): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
+/**
+ * How a value compares between the query and the body: a query value is text (or a list of
+ * texts), a body value any JSON. Text, numbers and booleans compare as their text (`?limit=5`
+ * agrees with `{"limit": 5}`); anything else as its JSON. Never calls the value's own methods: a
+ * JSON body can hold an object whose `toString` is not a function.
+ */
+function comparable(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
+  if (Array.isArray(value) && value.every((item) => typeof item === "string")) return value.join("\u0000");
+  return `\u0000json:${JSON.stringify(value)}`;
+}
+
 /** Merges query and JSON body fields; the same field given differently in both is a 400. */
 export function mergeParams(
   query: Record<string, unknown>,
@@ -68,13 +89,14 @@ export function mergeParams(
 ): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...body };
   for (const [key, value] of Object.entries(query)) {
-    if (Object.hasOwn(body, key) && String(body[key]) !== String(value)) {
-      throw new HooklineError(
-        "conflicting_parameter",
-        `${label(key)} is given differently in the query and the body`,
-      );
-    }
-    if (!Object.hasOwn(body, key)) merged[key] = value;
+    if (Object.hasOwn(body, key)) {
+      if (comparable(body[key]) !== comparable(value)) {
+        throw new HooklineError(
+          "conflicting_parameter",
+          `${label(key)} is given differently in the query and the body`,
+        );
+      }
+    } else setOwn(merged, key, value);
   }
   return merged;
 }

@@ -4,8 +4,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { HooklineError } from "@hookline/core";
-import type { Hookline } from "@hookline/engine";
+import type { ConnectScope, ConnectTokenGrant, Hookline } from "@hookline/engine";
 import { hashApiKey } from "@hookline/engine";
+import { bearerOf, connectCors, connectGrant, isConnectToken } from "./_connect-auth.js";
 import type { Route, RouteResult } from "./_define.js";
 import { internalError, toApiError } from "./_errors.js";
 import { lightResponse, withHeaders } from "./_light.js";
@@ -23,11 +24,14 @@ import { accountRoutes } from "./routes/accounts.js";
 import { componentRoutes } from "./routes/components.js";
 import { dataStoreRoutes } from "./routes/data-stores.js";
 import { flowRoutes } from "./routes/flow.js";
+import { oauthClientRoutes } from "./routes/oauth-clients.js";
+import { oauthPageRoutes } from "./routes/oauth-pages.js";
 import { replayRoutes } from "./routes/replays.js";
 import { sourceRoutes } from "./routes/sources.js";
 import { subscriptionRoutes } from "./routes/subscriptions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { workflowReplayRoutes } from "./routes/workflow-replay.js";
+import { workflowTestRoutes } from "./routes/workflow-test.js";
 import { workflowRoutes } from "./routes/workflows.js";
 import { createStreamRoutes, streamRoutes } from "./sse.js";
 
@@ -72,10 +76,13 @@ export const ROUTES: Route[] = [
   ...componentRoutes,
   ...sourceRoutes,
   ...accountRoutes,
+  ...oauthClientRoutes,
+  ...oauthPageRoutes,
   ...dataStoreRoutes,
   ...workflowRoutes,
   ...flowRoutes,
   ...workflowReplayRoutes,
+  ...workflowTestRoutes,
   ...streamRoutes,
 ];
 
@@ -180,7 +187,15 @@ export function createHandler(
     return lightResponse(bodyless ? null : reply.body, reply.status, reply.headers);
   }
 
-  async function dispatch(request: Request, requestId: string): Promise<Response> {
+  /** Whether a path is one of a connect route's (which a connect token reaches, with CORS). */
+  const connectPaths = compiled.filter((c) => c.route.auth === "connect").map((c) => c.regex);
+  const isConnectPath = (path: string) => connectPaths.some((regex) => regex.test(path));
+
+  async function dispatch(
+    request: Request,
+    requestId: string,
+    seen: { grant?: ConnectTokenGrant },
+  ): Promise<Response> {
     const url = new URL(request.url);
     const path = url.pathname;
     const http = /^\/http\/([^/]+)(\/.*)?$/.exec(path);
@@ -209,15 +224,22 @@ export function createHandler(
     const pathParams = decodePath(hit.c.names, hit.m.slice(1));
 
     let workspaceId = "";
+    let endUser: ConnectScope | undefined;
     if (route.auth !== false) {
-      const auth = request.headers.get("authorization") ?? "";
-      const key = /^Bearer\s+(\S+)$/i.exec(auth)?.[1];
+      const key = bearerOf(request);
       if (!key) throw new HooklineError("unauthorized", "Send Authorization: Bearer <api key>");
-      const workspace = await hookline.apiKeys.resolve(key);
-      if (!workspace) throw new HooklineError("unauthorized", "The API key is unknown or revoked");
+      if (isConnectToken(key)) {
+        const grant = await connectGrant(hookline, route, key);
+        seen.grant = grant;
+        workspaceId = grant.workspaceId;
+        endUser = { externalUserId: grant.externalUserId, allowedOrigins: grant.allowedOrigins };
+      } else {
+        const workspace = await hookline.apiKeys.resolve(key);
+        if (!workspace) throw new HooklineError("unauthorized", "The API key is unknown or revoked");
+        workspaceId = workspace.id;
+      }
       const retryAfter = apiLimit?.take(hashApiKey(key));
       if (retryAfter !== undefined) return rateLimited(retryAfter, "with this API key");
-      workspaceId = workspace.id;
     }
 
     const body =
@@ -230,6 +252,7 @@ export function createHandler(
       url,
       hookline,
       workspaceId,
+      ...(endUser ? { endUser } : {}),
       path: pathParams,
       params,
       requestId,
@@ -247,15 +270,23 @@ export function createHandler(
   return async (request: Request): Promise<Response> => {
     const requestId = request.headers.get("x-request-id") ?? `req_${randomUUID()}`;
     const cors = corsHeaders(request);
-    if (request.method === "OPTIONS" && options.cors) return lightResponse(null, 204, cors);
+    const connectRoute = request.headers.has("origin") && isConnectPath(new URL(request.url).pathname);
+    if (request.method === "OPTIONS" && (options.cors || connectRoute)) {
+      return lightResponse(null, 204, { ...cors, ...connectCors(request, connectRoute, undefined) });
+    }
+    const seen: { grant?: ConnectTokenGrant } = {};
     let response: Response;
     try {
-      response = await dispatch(request, requestId);
+      response = await dispatch(request, requestId, seen);
     } catch (error) {
       const apiError = toApiError(error);
       if (!apiError) onError(error, requestId);
       response = errorResponse(apiError ?? internalError(requestId));
     }
-    return withHeaders(response, { "x-request-id": requestId, ...cors });
+    return withHeaders(response, {
+      "x-request-id": requestId,
+      ...cors,
+      ...connectCors(request, connectRoute, seen.grant),
+    });
   };
 }

@@ -1,5 +1,5 @@
-// The stores the workflow tests run on: memory, and PGlite once store-sql has workflows (the
-// `workflows` capability of the Store; until then the PGlite runs show as skipped).
+// The stores the workflow tests run on: memory and PGlite. Each must have workflows: a store
+// without them fails its tests at open (never skipped).
 import { PGlite } from "@electric-sql/pglite";
 import { createMemoryStore, type Store } from "@hookline/store";
 import { createSqlStore, pgliteClient } from "@hookline/store-sql";
@@ -11,41 +11,36 @@ export interface OpenedStore {
 
 export interface WorkflowStoreCase {
   name: string;
-  /** False when the store has no workflows yet: its tests are skipped. */
-  supported: boolean;
   open(): Promise<OpenedStore>;
 }
 
-async function openPglite(): Promise<OpenedStore> {
-  const db = await PGlite.create();
-  const store = await createSqlStore(pgliteClient(db));
-  return {
-    store,
-    async close() {
-      await store.close();
-      await db.close();
-    },
-  };
-}
-
-/** Whether store-sql implements workflows (checked once, on a throwaway PGlite). */
-async function sqlHasWorkflows(): Promise<boolean> {
-  const opened = await openPglite();
-  try {
-    return opened.store.workflows !== undefined && opened.store.queue.executions !== undefined;
-  } finally {
+/** Opens a store and checks that it has workflows. */
+async function withWorkflows(name: string, opened: OpenedStore): Promise<OpenedStore> {
+  if (opened.store.workflows === undefined || opened.store.queue.executions === undefined) {
     await opened.close();
+    throw new Error(`the ${name} store has no workflows (store.workflows and store.queue.executions)`);
   }
+  return opened;
 }
 
 /** The store cases, memory first. */
-export async function workflowStores(): Promise<WorkflowStoreCase[]> {
-  return [
-    {
-      name: "memory",
-      supported: true,
-      open: async () => ({ store: createMemoryStore(), close: async () => undefined }),
+export const WORKFLOW_STORES: WorkflowStoreCase[] = [
+  {
+    name: "memory",
+    open: () => withWorkflows("memory", { store: createMemoryStore(), close: async () => undefined }),
+  },
+  {
+    name: "PGlite",
+    async open() {
+      const db = await PGlite.create();
+      const store = await createSqlStore(pgliteClient(db));
+      return withWorkflows("PGlite", {
+        store,
+        async close() {
+          await store.close();
+          await db.close();
+        },
+      });
     },
-    { name: "PGlite", supported: await sqlHasWorkflows(), open: openPglite },
-  ];
-}
+  },
+];

@@ -356,7 +356,12 @@ describe.each(MODES)("REST API through %s", (mode) => {
       id: expect.stringMatching(/^apn_/),
       app: "slack",
       name: "team",
+      oauth: false,
+      status: "active",
+      external_user_id: null,
+      expires_at: null,
       created_at: expect.any(Number),
+      updated_at: expect.any(Number),
     });
     expect(JSON.stringify((await api.call("GET", "/v1/accounts")).body)).not.toContain("xoxb-secret");
     const app = `export default { name: "Uses Slack", version: "0.1.0", props: { slack: { type: "app", app: "slack" } }, run() { this.$emit({ t: this.slack.$auth.token }); } };`;

@@ -1,7 +1,14 @@
 // Every route of the router (GET included, the HTTP interface and the OpenAPI document too) under
 // hostile input: broken percent-encoding, NUL, lone surrogates, huge and malformed values in path
-// ids, query strings, bodies and headers. The API answers a documented 4xx (or a 2xx), never a
-// 500, never leaks a stack, and the process does not crash; on the memory store and on PGlite.
+// ids, query strings, bodies and headers, and objects with their own `toString`, `valueOf`,
+// `__proto__` or `constructor` in every field of every route. The API answers a documented 4xx (or
+// a 2xx), never a 500, never leaks a stack, and the process does not crash; on the memory store and
+// on PGlite.
+//
+// Reproducible: the property test runs with a fixed seed (FUZZ_SEED below) unless
+// HOOKLINE_FUZZ_SEED gives another (a number, or "random"); a failure prints the seed and the
+// path of the shrunk counterexample, which HOOKLINE_FUZZ_SEED and HOOKLINE_FUZZ_PATH replay.
+// HOOKLINE_FUZZ_RUNS runs longer.
 import { PGlite } from "@electric-sql/pglite";
 import { ERROR_CODES } from "@hookline/core";
 import type { Store } from "@hookline/store";
@@ -44,6 +51,11 @@ const HOSTILE_TEXT = [
   "0",
   "99999999999999999999",
   "x".repeat(3000),
+  // Names every object inherits: a lookup by a field's value must not find them.
+  "__proto__",
+  "constructor",
+  "toString",
+  "valueOf",
 ];
 
 /** Path segments: hostile raw encodings, sent as they are. */
@@ -63,6 +75,33 @@ const HOSTILE_SEGMENTS = [
   "dc_%00",
 ];
 
+/** The seed CI runs with. */
+const FUZZ_SEED = 20261129;
+const seedSetting = process.env.HOOKLINE_FUZZ_SEED;
+const SEED =
+  seedSetting === "random"
+    ? Math.floor(Math.random() * 2 ** 31)
+    : seedSetting
+      ? Number(seedSetting)
+      : FUZZ_SEED;
+const REPLAY_PATH = process.env.HOOKLINE_FUZZ_PATH;
+
+/**
+ * Values that break code calling their methods or trusting their keys: the names every object
+ * inherits, and objects with them as own properties (`__proto__` included: JSON.parse makes them
+ * own, as a request body does).
+ */
+const HOSTILE_OBJECTS: unknown[] = [
+  '"__proto__"',
+  '"constructor"',
+  '"toString"',
+  '{"toString":""}',
+  '{"valueOf":""}',
+  '{"constructor":{"prototype":{"polluted":true}}}',
+  '{"__proto__":{"toString":"","polluted":true}}',
+  '{"toString":{},"valueOf":1,"constructor":"x","__proto__":{"valueOf":""},"hasOwnProperty":""}',
+].map((text) => JSON.parse(text));
+
 /** encodeURIComponent that cannot throw (a lone surrogate becomes broken UTF-8 on purpose). */
 function encode(text: string): string {
   try {
@@ -79,6 +118,8 @@ const text = fc.oneof(
 );
 const value: fc.Arbitrary<unknown> = fc.oneof(
   text,
+  fc.constantFrom(...HOSTILE_OBJECTS),
+  fc.constantFrom(...HOSTILE_OBJECTS).map((o) => [o]),
   fc.integer(),
   fc.double(),
   fc.boolean(),
@@ -186,8 +227,21 @@ const ALL_ROUTES: { method: string; path: string; params?: TSchema }[] = [
   { method: "GET", path: "/http/{endpoint_id}/sub/path" },
 ];
 
-const STORES: { name: string; open(): Promise<{ store: Store; close(): Promise<void> }> }[] = [
-  { name: "memory", open: async () => ({ store: createMemoryStore(), close: async () => undefined }) },
+/**
+ * The stores, and the hostile values each sweeps every field with: all of them on memory; on
+ * PGlite (slower per request) those that reach SQL differently (a name as text, the object with
+ * every inherited name as an own key, an own `__proto__`).
+ */
+const STORES: {
+  name: string;
+  open(): Promise<{ store: Store; close(): Promise<void> }>;
+  sweep: unknown[];
+}[] = [
+  {
+    name: "memory",
+    open: async () => ({ store: createMemoryStore(), close: async () => undefined }),
+    sweep: HOSTILE_OBJECTS,
+  },
   {
     name: "PGlite",
     async open() {
@@ -195,10 +249,11 @@ const STORES: { name: string; open(): Promise<{ store: Store; close(): Promise<v
       const store = await createSqlStore(pgliteClient(db));
       return { store, close: () => db.close() };
     },
+    sweep: HOSTILE_OBJECTS.filter((_, i) => i === 0 || i === 6 || i === 7),
   },
 ];
 
-describe.each(STORES)("every route under hostile input ($name store)", ({ open }) => {
+describe.each(STORES)("every route under hostile input ($name store)", ({ open, sweep }) => {
   let api: Api;
   let fixtures: Fixtures;
   let closeStore: () => Promise<void>;
@@ -217,72 +272,157 @@ describe.each(STORES)("every route under hostile input ($name store)", ({ open }
     await closeStore();
   });
 
+  /** Sends one request and checks the answer: below 500, and an error documented and actionable. */
+  async function check(
+    route: { path: string },
+    method: string,
+    path: string,
+    search: string,
+    init: { headers?: Headers; body?: string },
+  ): Promise<void> {
+    const headers = init.headers ?? new Headers({ authorization: `Bearer ${api.key}` });
+    const res = await api.raw(`${path}${search ? `?${search}` : ""}`, {
+      method,
+      headers,
+      ...(method === "GET" || method === "DELETE" || init.body === undefined ? {} : { body: init.body }),
+    });
+    const where = `${method} ${path.slice(0, 120)}?${search.slice(0, 200)} ${(init.body ?? "").slice(0, 200)}`;
+    expect(res.status, where).toBeLessThan(500);
+    if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
+      await res.body?.cancel();
+      return;
+    }
+    const text = await res.text();
+    if (method === "DELETE" && res.status < 300) fixtures = await createFixtures(api);
+    if (res.status < 400 || path.startsWith("/http/")) return;
+    const { error } = JSON.parse(text) as {
+      error: { code: string; message: string; details?: unknown };
+    };
+    expect(Object.keys(ERROR_CODES), where).toContain(error.code);
+    expect(ERROR_CODES[error.code as keyof typeof ERROR_CODES], where).toBe(res.status);
+    expect(error.message, where).not.toMatch(/\n\s+at |<input>:\d+|\.[jt]s:\d+/);
+    const schema = ALL_ROUTES.find((r) => r.method === method && r.path === route.path)?.params;
+    expectActionableError(error, where, schema);
+  }
+
+  /** A route's path with its parameters' valid values. */
+  const validPath = (route: { path: string }) =>
+    route.path.replace(/\{(\w+)\}/g, (_m, name: string) => encode(validParam(route.path, name, fixtures)));
+
   it(
     "never answers 500, and every error is documented, actionable and leaks no stack",
     async () => {
-      // A store without workflows (store-sql until it implements them) answers their routes with
-      // `internal_error`: they are fuzzed on the stores that have them.
-      const routes = api.hookline.store.workflows
-        ? ALL_ROUTES
-        : ALL_ROUTES.filter((r) => !/^\/v1\/(workflows|env)\b/.test(r.path));
-      await fc.assert(
-        fc.asyncProperty(
-          fc.constantFrom(...routes),
-          fc.option(fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE"), { freq: 8 }),
-          fc.array(
-            fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, fc.constantFrom(...HOSTILE_SEGMENTS)),
+      await fc
+        .assert(
+          fc.asyncProperty(
+            fc.constantFrom(...ALL_ROUTES),
+            fc.option(fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE"), { freq: 8 }),
+            fc.array(
+              fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, fc.constantFrom(...HOSTILE_SEGMENTS)),
+            ),
+            query,
+            fields,
+            fc.oneof(
+              fc.constant("application/json"),
+              fc.constant("text/plain"),
+              fc.string({ maxLength: 20 }),
+            ),
+            fc.oneof(
+              { weight: 4, arbitrary: fc.constant(undefined) },
+              fc.string({ maxLength: 40 }),
+              fc.constantFrom(
+                "{",
+                "[]",
+                "null",
+                '"x"',
+                '{"a":1}{',
+                "\u0000",
+                `{"name":"${"x".repeat(3000)}"}`,
+              ),
+            ),
+            async (route, otherMethod, segments, q, body, contentType, rawBody) => {
+              const method = otherMethod ?? route.method;
+              let i = 0;
+              const path = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+                const hostile = segments[i++];
+                return hostile ?? encode(validParam(route.path, name, fixtures));
+              });
+              const search = q.map(([k, v]) => `${k}=${v}`).join("&");
+              const headers = new Headers({ authorization: `Bearer ${api.key}`, "last-event-id": "1" });
+              try {
+                headers.set("content-type", contentType);
+              } catch {
+                // not a valid header value: send none
+              }
+              await check(route, method, path, search, { headers, body: rawBody ?? JSON.stringify(body) });
+            },
           ),
-          query,
-          fields,
-          fc.oneof(fc.constant("application/json"), fc.constant("text/plain"), fc.string({ maxLength: 20 })),
-          fc.oneof(
-            { weight: 4, arbitrary: fc.constant(undefined) },
-            fc.string({ maxLength: 40 }),
-            fc.constantFrom("{", "[]", "null", '"x"', '{"a":1}{', "\u0000", `{"name":"${"x".repeat(3000)}"}`),
-          ),
-          async (route, otherMethod, segments, q, body, contentType, rawBody) => {
-            const method = otherMethod ?? route.method;
-            let i = 0;
-            const path = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
-              const hostile = segments[i++];
-              return hostile ?? encode(validParam(route.path, name, fixtures));
-            });
-            const search = q.map(([k, v]) => `${k}=${v}`).join("&");
-            const headers = new Headers({ authorization: `Bearer ${api.key}`, "last-event-id": "1" });
-            try {
-              headers.set("content-type", contentType);
-            } catch {
-              // not a valid header value: send none
-            }
-            const res = await api.raw(`${path}${search ? `?${search}` : ""}`, {
-              method,
-              headers,
-              ...(method === "GET" || method === "DELETE" ? {} : { body: rawBody ?? JSON.stringify(body) }),
-            });
-            const where = `${method} ${path.slice(0, 120)}?${search.slice(0, 200)}`;
-            expect(res.status, where).toBeLessThan(500);
-            if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
-              await res.body?.cancel();
-              return;
-            }
-            const text = await res.text();
-            if (method === "DELETE" && res.status < 300) fixtures = await createFixtures(api);
-            if (res.status < 400 || path.startsWith("/http/")) return;
-            const { error } = JSON.parse(text) as {
-              error: { code: string; message: string; details?: unknown };
-            };
-            expect(Object.keys(ERROR_CODES), where).toContain(error.code);
-            expect(ERROR_CODES[error.code as keyof typeof ERROR_CODES], where).toBe(res.status);
-            expect(error.message, where).not.toMatch(/\n\s+at |<input>:\d+|\.[jt]s:\d+/);
-            const schema = ALL_ROUTES.find((r) => r.method === method && r.path === route.path)?.params;
-            expectActionableError(error, where, schema);
+          {
+            numRuns: Number(process.env.HOOKLINE_FUZZ_RUNS ?? 250),
+            seed: SEED,
+            ...(REPLAY_PATH ? { path: REPLAY_PATH } : {}),
           },
-        ),
-        // A new seed each run (fast-check prints it on failure); HOOKLINE_FUZZ_RUNS runs longer locally.
-        { numRuns: Number(process.env.HOOKLINE_FUZZ_RUNS ?? 250) },
-      );
+        )
+        .catch((error: unknown) => {
+          const message = error instanceof Error ? error.message : String(error);
+          const path = /path: "([^"]*)"/.exec(message)?.[1];
+          throw new Error(
+            `fuzz failed with HOOKLINE_FUZZ_SEED=${SEED}${path ? ` HOOKLINE_FUZZ_PATH=${path}` : ""} (set them to replay)\n${message}`,
+          );
+        });
       expect(unexpected).toEqual([]);
     },
     process.env.HOOKLINE_FUZZ_RUNS ? 3_600_000 : 180_000,
   );
+
+  it("an object with its own toString, valueOf, __proto__ or constructor in any field of any route is a 4xx or a 2xx", async () => {
+    // Every failure is listed, not only the first.
+    const failures: string[] = [];
+    const soft = (request: Promise<void>) =>
+      request.catch((error: unknown) => {
+        failures.push(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+      });
+    for (const route of ALL_ROUTES) {
+      for (const at of fieldPaths(route.params)) {
+        for (const hostile of sweep) {
+          const body = JSON.stringify(bodyWith(at, hostile));
+          await soft(check(route, route.method, validPath(route), "", { body }));
+        }
+        // The same field in the query too (as text): the two are compared, never called.
+        const search = `${encodeURIComponent(at[0] as string)}=x`;
+        const body = JSON.stringify(bodyWith(at, HOSTILE_OBJECTS[3])); // {"toString":""}
+        await soft(check(route, route.method, validPath(route), search, { body }));
+      }
+    }
+    expect(failures).toEqual([]);
+    // Nothing reached the prototypes of this process.
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(unexpected).toEqual([]);
+  }, 120_000);
 });
+
+/**
+ * The fields of a route's parameters: each property, and each property of an object property (an
+ * array's items counted as its first item), as paths.
+ */
+function fieldPaths(schema: TSchema | undefined, depth = 1): string[][] {
+  const out: string[][] = [];
+  const properties = (schema as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {};
+  for (const [name, property] of Object.entries(properties)) {
+    out.push([name]);
+    if (depth === 0) continue;
+    const items = (property as { type?: string; items?: TSchema }).type === "array";
+    const inner = items ? (property as { items?: TSchema }).items : property;
+    for (const path of fieldPaths(inner, depth - 1)) out.push([name, ...(items ? ["0"] : []), ...path]);
+  }
+  return out;
+}
+
+/** A body with `value` at `path` (an index makes an array). */
+function bodyWith(path: string[], value: unknown): unknown {
+  const [head, ...rest] = path;
+  if (head === undefined) return value;
+  const inner = bodyWith(rest, value);
+  if (/^\d+$/.test(head)) return [inner];
+  return JSON.parse(`{${JSON.stringify(head)}:${JSON.stringify(inner)}}`);
+}

@@ -141,6 +141,18 @@ describe.each(MODES)("registry, apps and props over REST through %s", (mode) => 
       expect(run.body.data.emitted[0].event).toEqual({ version: "1.0.0", label: "x" });
     });
 
+    it("takes a free-form version privately (SPEC: semantic versions are the registry's)", async () => {
+      const res = await api.call("POST", "/v1/components/registry", {
+        body: { component_code: ping("spring edition", "my-ping"), visibility: "private" },
+      });
+      expect([res.status, res.body.data?.version]).toEqual([200, "spring edition"]);
+      const got = await api.call(
+        "GET",
+        `/v1/components/registry/${encodeURIComponent("my-ping@spring edition")}`,
+      );
+      expect([got.status, got.body.data?.version]).toEqual([200, "spring edition"]);
+    });
+
     it("enforces the key and semantic-version rules with 422 and core's codes", async () => {
       const cases: [string, string, string][] = [
         [ping("1.0.0", "http ping"), "private", "invalid_registry_key"],
@@ -150,7 +162,7 @@ describe.each(MODES)("registry, apps and props over REST through %s", (mode) => 
           "invalid_registry_key",
         ],
         [ping("1.0.0", "slack-ping"), "public", "invalid_registry_key"],
-        [ping("1.0"), "private", "invalid_version"],
+        [ping("1.0"), "public", "invalid_version"],
         [ping("1.0.0.0"), "public", "invalid_version"],
       ];
       for (const [component_code, visibility, code] of cases) {

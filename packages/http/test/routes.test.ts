@@ -10,7 +10,8 @@ const FLOW = ["resume", "cancel"].flatMap((k) => [
   `GET /v1/flow/{exe_id}/${k}`,
   `POST /v1/flow/{exe_id}/${k}`,
 ]);
-const PUBLIC = new Set(["GET /v1/openapi.json", ...FLOW]);
+// The connect flow's pages are for browsers (the callback's state is its credential; test/oauth).
+const PUBLIC = new Set(["GET /v1/openapi.json", "GET /oauth/callback", "GET /oauth/connect", ...FLOW]);
 // The fields a route validates before it looks the resource up.
 const MINIMAL_BODY: Record<string, Record<string, unknown>> = {
   "POST /v1/webhooks/{id}/recover": { since: 0 },

@@ -1,9 +1,8 @@
 /**
  * Thread replacements leak nothing (issue 15): a component that cannot be interrupted gets its
  * thread terminated and replaced at every invocation; over many such timeouts the process keeps
- * the same number of OS threads and its resident memory stays flat, and a replacement thread
- * starts fast (from the sources too: the worker is bundled once, not compiled per thread).
- * `npm run bench:runtime` does the same over 100 replacements (docs/benchmarks.md).
+ * the same number of OS threads and its resident memory stays flat. How fast a replacement
+ * thread starts is measured by `npm run bench:runtime` over 100 replacements (docs/benchmarks.md).
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,7 +53,7 @@ describe("pool mode: thread replacements", () => {
     expect(result.error?.message).toMatch(/thread was replaced/);
   }
 
-  it("keeps the thread count and memory flat over 20 replacements, and each one is cheap", {
+  it("keeps the thread count and memory flat over 20 replacements", {
     timeout: 120_000,
   }, async () => {
     // Warm-up: the first replacements load what every later thread shares.
@@ -64,10 +63,8 @@ describe("pool mode: thread replacements", () => {
     global.gc?.();
     const baseRss = process.memoryUsage().rss;
     const killed = runtime.threads.killed;
-    const started = performance.now();
     const N = 20;
     for (let i = 0; i < N; i++) await replaceOnce();
-    const perReplacement = (performance.now() - started) / N;
     // It still works, on a fresh thread.
     expect((await hang.run({ ok: true })).emits).toEqual([{ event: { ok: 1 }, meta: {} }]);
     expect(runtime.threads.killed).toBe(killed + N);
@@ -76,14 +73,10 @@ describe("pool mode: thread replacements", () => {
     global.gc?.();
     const grown = process.memoryUsage().rss - baseRss;
     console.log(
-      `pool replacements: ${N} in ${Math.round(perReplacement)} ms each (deadline 100 + kill margin 50), ` +
-        `OS threads ${baseThreads} -> ${osThreads()}, RSS ${Math.round(baseRss / 2 ** 20)} MB ` +
-        `-> ${Math.round((baseRss + grown) / 2 ** 20)} MB`,
+      `pool replacements: ${N}, OS threads ${baseThreads} -> ${osThreads()}, ` +
+        `RSS ${Math.round(baseRss / 2 ** 20)} MB -> ${Math.round((baseRss + grown) / 2 ** 20)} MB`,
     );
     // A leaked thread keeps its isolate and QuickJS module: tens of MB each, 20 of them.
     expect(grown).toBeLessThan(64 * 2 ** 20);
-    // Deadline + margin + the watchdog's tick, and a replacement that does not compile TypeScript
-    // (seconds each from the sources); loose for a loaded machine.
-    expect(perReplacement).toBeLessThan(1500);
   });
 });

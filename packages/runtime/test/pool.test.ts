@@ -148,27 +148,30 @@ describe("pool mode: a component that cannot be interrupted", () => {
     ];
     for (const other of others) expect((await other.run({ n: 0 })).emits).toHaveLength(1);
     const killedBefore = runtime.threads.killed;
-    const started = Date.now();
-    const hung = hang.run({}, { trigger: "http" });
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    const latencies: number[] = [];
+    let hangEnded = false;
+    const hung = hang.run({}, { trigger: "http" }).finally(() => {
+      hangEnded = true;
+    });
+    // While it hangs (until its deadline and the kill margin), the others answer, each in turn.
+    const answeredWhileHung: number[] = [];
     let n = 0;
-    while (Date.now() - started < 900) {
-      for (const other of others) {
-        const t = performance.now();
-        const result = await other.run({ n: ++n });
-        latencies.push(performance.now() - t);
-        expect(result.emits[0]?.event).toEqual({ n });
-      }
-    }
+    await Promise.all(
+      others.map(async (other, i) => {
+        while (!hangEnded) {
+          const k = ++n;
+          const result = await other.run({ n: k });
+          expect(result.emits[0]?.event).toEqual({ n: k });
+          if (!hangEnded) answeredWhileHung[i] = (answeredWhileHung[i] ?? 0) + 1;
+        }
+      }),
+    );
     const result = await hung;
     expect(result.error).toMatchObject({ code: "timeout" });
     expect(result.error?.message).toMatch(/thread was replaced/);
     expect(runtime.threads.killed).toBe(killedBefore + 1);
     expect(runtime.threads.size).toBe(2);
-    // A loaded machine: a loose bound (the benchmark measures the real figure).
-    latencies.sort((a, b) => a - b);
-    expect(latencies[Math.floor(latencies.length * 0.99)]).toBeLessThan(400);
+    // The one on another thread answered before the hanging run ended (how fast: bench:runtime).
+    expect(Math.max(0, ...answeredWhileHung)).toBeGreaterThan(0);
     // The component is mounted again and works.
     expect((await hang.run({ ok: true })).emits).toEqual([{ event: { ok: 1 }, meta: {} }]);
     for (const m of [hang, ...others]) m.dispose();

@@ -18,7 +18,7 @@ export {
 } from "./clients.js";
 export { type DataDirHolder, type DataDirLock, DataDirLockedError, lockDataDir } from "./data-dir-lock.js";
 export { MIGRATION_LOCK_KEY, MIGRATIONS, type Migration, migrate, splitStatements } from "./migrations.js";
-export { openPgliteThread, type PgliteThread } from "./pglite-thread.js";
+export { openPgliteThread, type PgliteThread, type PgliteThreadOptions } from "./pglite-thread.js";
 export {
   type AutovacuumOptions,
   createSqlStore,

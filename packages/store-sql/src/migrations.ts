@@ -407,6 +407,44 @@ CREATE TABLE replays (
 CREATE INDEX replays_subscription ON replays (workspace_id, subscription_id, id);
 `,
   },
+  {
+    id: 9,
+    name: "managed auth: OAuth accounts and their refresh lease, OAuth clients, auth tickets",
+    // Accounts connected through OAuth: status (needs_reconnect once a refresh is refused), the end
+    // user who owns one (Connect), the access token's expiry, and the refresh lease (one refresh at a
+    // time across nodes). OAuth clients: one per app and workspace, the secret sealed by the engine.
+    // Auth tickets: short-lived secrets (OAuth states, connect results, connect tokens) by the hash of
+    // what their holder presents; expired ones are deleted as new ones are made.
+    sql: `
+ALTER TABLE accounts ADD COLUMN oauth boolean NOT NULL DEFAULT false;
+ALTER TABLE accounts ADD COLUMN status text NOT NULL DEFAULT 'active';
+ALTER TABLE accounts ADD COLUMN external_user_id text COLLATE "C";
+ALTER TABLE accounts ADD COLUMN expires_at bigint;
+ALTER TABLE accounts ADD COLUMN refresh_owner text;
+ALTER TABLE accounts ADD COLUMN refresh_until bigint;
+CREATE INDEX accounts_external_user ON accounts (workspace_id, external_user_id, ord) WHERE external_user_id IS NOT NULL;
+CREATE INDEX accounts_expiring ON accounts (expires_at) WHERE oauth AND status = 'active' AND expires_at IS NOT NULL;
+CREATE TABLE oauth_clients (
+  workspace_id text COLLATE "C" NOT NULL,
+  app text COLLATE "C" NOT NULL,
+  config text NOT NULL,
+  client_secret text,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  PRIMARY KEY (workspace_id, app)
+);
+CREATE TABLE auth_tickets (
+  kind text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  workspace_id text COLLATE "C" NOT NULL,
+  data text NOT NULL,
+  expires_at bigint NOT NULL,
+  created_at bigint NOT NULL,
+  PRIMARY KEY (kind, key)
+);
+CREATE INDEX auth_tickets_expiry ON auth_tickets (expires_at);
+`,
+  },
 ];
 
 /** Splits a migration into its statements (see {@link Migration.sql}). */

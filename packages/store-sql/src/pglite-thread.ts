@@ -41,12 +41,23 @@ function toError(data: Record<string, unknown> & { message: string }): Error {
   return Object.assign(error, fields);
 }
 
+/** Options of {@link openPgliteThread}. */
+export interface PgliteThreadOptions {
+  /**
+   * Node flags of the thread (`execArgv` of its `Worker`); none by default. The thread runs plain
+   * JavaScript: the process's TypeScript loaders and source conditions do not belong here. A
+   * profile of the thread, for example: `["--cpu-prof", "--cpu-prof-dir=prof"]`.
+   */
+  execArgv?: string[];
+}
+
 /**
  * Opens PGlite on a worker thread (see the module comment): in memory without `dataDir`, otherwise
  * in that folder, locked against a second opener as {@link openPglite} does. The result is the
  * store's client; close it after the store.
  *
  * @param dataDir - The data folder (created when missing); in memory when absent.
+ * @param options - The thread's Node flags.
  * @example
  * ```ts
  * import { createSqlStore, openPgliteThread } from "@hookline/store-sql";
@@ -58,11 +69,14 @@ function toError(data: Record<string, unknown> & { message: string }): Error {
  * await db.close();
  * ```
  */
-export async function openPgliteThread(dataDir?: string): Promise<PgliteThread> {
+export async function openPgliteThread(
+  dataDir?: string,
+  options: PgliteThreadOptions = {},
+): Promise<PgliteThread> {
   const lock = dataDir === undefined ? undefined : await lockDataDir(dataDir);
   try {
     if (dataDir !== undefined) await createDataDirApart(dataDir);
-    return await start(dataDir, lock?.release);
+    return await start(dataDir, options.execArgv ?? [], lock?.release);
   } catch (error) {
     await lock?.release();
     throw error;
@@ -70,11 +84,15 @@ export async function openPgliteThread(dataDir?: string): Promise<PgliteThread> 
 }
 
 /** Starts the thread and waits until PGlite is open in it. */
-async function start(dataDir: string | undefined, release?: () => Promise<void>): Promise<PgliteThread> {
+async function start(
+  dataDir: string | undefined,
+  execArgv: string[],
+  release?: () => Promise<void>,
+): Promise<PgliteThread> {
   const worker = new Worker(new URL("./pglite-thread-worker.mjs", import.meta.url), {
     workerData: { dataDir, startParams: [...PGLITE_START_PARAMS] },
     // The thread runs plain JavaScript: no TypeScript loader, no source conditions.
-    execArgv: process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [],
+    execArgv,
   });
   const waiting = new Map<number, { resolve: (reply: Reply) => void; reject: (error: Error) => void }>();
   const listeners = new Map<string, Set<(payload: string) => void>>();

@@ -20,6 +20,7 @@ import { sqlEvents } from "./sql/events.js";
 import { sqlExecutionQueue, sqlExecutions } from "./sql/executions.js";
 import { sqlKv } from "./sql/kv.js";
 import { sqlLogs } from "./sql/logs.js";
+import { sqlAuthTickets, sqlOAuthClients } from "./sql/oauth.js";
 import { sqlQueue } from "./sql/queue.js";
 import { sqlReplays } from "./sql/replays.js";
 import { sqlSavedComponents } from "./sql/saved-components.js";
@@ -99,6 +100,8 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
     workspaces: sqlWorkspaces(c),
     apiKeys: sqlApiKeys(c),
     accounts: sqlAccounts(c),
+    oauthClients: sqlOAuthClients(c),
+    authTickets: sqlAuthTickets(c),
     savedComponents: sqlSavedComponents(c),
     deployedComponents: sqlDeployedComponents(c),
     dedupe: sqlDedupe(c),

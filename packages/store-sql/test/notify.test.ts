@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import type { StoreNotice } from "@hookline/store";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { channelFor, createNotifier, decodePayload, MAX_PAYLOAD_BYTES, toRanges } from "../src/_notify.js";
 import { createSqlStore, pgliteClient, type SqlClient, type SqlListener } from "../src/index.js";
 
@@ -42,6 +42,15 @@ describe("notification payloads", () => {
 });
 
 describe("a lost LISTEN connection", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.spyOn(Math, "random").mockReturnValue(0.5);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
   it("is re-opened with growing backoff, then subscribers get a resync notice", async () => {
     const attempts: number[] = [];
     let failuresLeft = 3;
@@ -75,13 +84,22 @@ describe("a lost LISTEN connection", () => {
     });
     const notices: StoreNotice[] = [];
     const unsubscribe = notifier.subscribe((notice) => notices.push(notice));
-    // the first attempt and three failed ones, 20, 40 and 80 ms apart (+-20 %), then connected
-    await until(() => open === 1);
-    expect(attempts).toHaveLength(4);
-    const gaps = attempts.slice(1).map((at, i) => at - (attempts[i] as number));
-    expect(gaps[0]).toBeGreaterThanOrEqual(14);
-    expect(gaps[1]).toBeGreaterThanOrEqual(30);
-    expect(gaps[2]).toBeGreaterThanOrEqual(60);
+    // the first attempt and three failed ones, 20, 40 and 80 ms apart on the fake clock (no
+    // jitter: Math.random() is 0.5), then connected
+    const tick = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+    await tick(0);
+    for (const [gap, before] of [
+      [20, 1],
+      [40, 2],
+      [80, 3],
+    ] as const) {
+      await tick(gap - 1);
+      expect(attempts).toHaveLength(before);
+      await tick(1);
+      expect(attempts).toHaveLength(before + 1);
+    }
+    expect(open).toBe(1);
+    expect(attempts.map((at) => at - (attempts[0] as number))).toEqual([0, 20, 60, 140]);
     expect(errors).toHaveLength(3);
     expect(notices).toEqual([{ kind: "resync", local: false }]);
 
@@ -90,19 +108,21 @@ describe("a lost LISTEN connection", () => {
 
     // the connection breaks: reconnected after the (reset) minimum delay, and a resync notice
     notices.length = 0;
-    const lostAt = Date.now();
     lose?.(new Error("terminating connection due to administrator command"));
-    await until(() => notices.length > 0);
+    await tick(19);
+    expect([attempts.length, open, notices]).toEqual([4, 0, []]);
+    await tick(1);
     expect(notices).toEqual([{ kind: "resync", local: false }]);
-    expect(Date.now() - lostAt).toBeLessThan(1_000);
     expect(attempts).toHaveLength(5);
     expect(open).toBe(1);
 
     // the last unsubscribe closes the connection; a new subscriber opens one again
     unsubscribe();
-    await until(() => open === 0);
+    await tick(0);
+    expect(open).toBe(0);
     const again = notifier.subscribe(() => undefined);
-    await until(() => open === 1);
+    await tick(0);
+    expect(open).toBe(1);
     await notifier.close();
     expect(open).toBe(0);
     again();

@@ -1,5 +1,6 @@
 /** The code editor: CodeMirror 6 with JavaScript/TypeScript highlighting, following the color scheme. */
-import { javascript } from "@codemirror/lang-javascript";
+import type { CompletionContext, CompletionResult } from "@codemirror/autocomplete";
+import { javascript, javascriptLanguage } from "@codemirror/lang-javascript";
 import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { Compartment, EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
@@ -28,22 +29,74 @@ const dark = [
 ];
 const light = EditorView.theme({}, { dark: false });
 
+/**
+ * What a workflow code step can complete: `steps.` (the trigger and the earlier steps, with their
+ * exports), `$.` (the step API) and `this.` (the step's props).
+ */
+export interface StepCompletions {
+  /** Earlier step names and the names each exports (with `$return_value`). */
+  steps: Record<string, string[]>;
+  /** The step's own prop names. */
+  props: string[];
+}
+
+const STEP_API: Record<string, string[]> = {
+  $: ["export", "respond", "flow", "send", "context"],
+  "$.flow": ["exit", "delay", "suspend", "rerun"],
+  "$.send": ["http", "email", "s3", "emit", "sse"],
+  "$.context": ["id", "execution_id", "workflow_id", "step", "attempt", "trigger", "ts", "run"],
+};
+
+/** A completion source for a step's code, reading what to offer from `get` at each request. */
+function stepCompletion(get: () => StepCompletions | undefined) {
+  return (ctx: CompletionContext): CompletionResult | null => {
+    const found = ctx.matchBefore(/(?:steps|\$|this)(?:\.[\w$]+)*\.[\w$]*$/);
+    const c = get();
+    if (!found || !c) return null;
+    const path = found.text.slice(0, found.text.lastIndexOf("."));
+    const from = found.from + path.length + 1;
+    let names: string[] | undefined;
+    if (path === "steps") names = ["trigger", ...Object.keys(c.steps)];
+    else if (path === "steps.trigger") names = ["event", "context"];
+    else if (path.startsWith("steps.") && path.split(".").length === 2) names = c.steps[path.slice(6)];
+    else if (path === "this") names = c.props;
+    else names = STEP_API[path];
+    if (!names) return null;
+    return { from, options: names.map((label) => ({ label, type: "property" })), validFor: /^[\w$]*$/ };
+  };
+}
+
 /** A CodeMirror editor; `onChange` gets the whole text after each edit. */
 export function CodeEditor({
   value,
   onChange,
   label,
   typescript,
+  completions,
+  controlled,
 }: {
   value: string;
   onChange: (text: string) => void;
   label: string;
   typescript?: boolean;
+  /** A workflow code step's completions (read anew at each request). */
+  completions?: StepCompletions;
+  /**
+   * Whether a new `value` from outside replaces the text (default true: a reload after Update).
+   * False: `value` is only the initial text and the editor owns it (a workflow step's card).
+   */
+  controlled?: boolean;
 }) {
+  const follows = useRef(controlled !== false);
+  const offered = useRef(completions);
+  offered.current = completions;
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | undefined>(undefined);
   const changed = useRef(onChange);
   changed.current = onChange;
+  // The text last handed to onChange: a `value` equal to it is this editor's own edit coming back
+  // (maybe late, while typing goes on), never a reason to replace the text.
+  const emitted = useRef(value);
 
   useEffect(() => {
     const scheme = window.matchMedia("(prefers-color-scheme: dark)");
@@ -55,10 +108,14 @@ export function CodeEditor({
         extensions: [
           basicSetup,
           javascript({ typescript: typescript === true }),
+          javascriptLanguage.data.of({ autocomplete: stepCompletion(() => offered.current) }),
           theme.of(scheme.matches ? dark : light),
           EditorView.contentAttributes.of({ "aria-label": label }),
           EditorView.updateListener.of((u) => {
-            if (u.docChanged) changed.current(u.state.doc.toString());
+            if (u.docChanged) {
+              emitted.current = u.state.doc.toString();
+              changed.current(emitted.current);
+            }
           }),
         ],
       }),
@@ -78,7 +135,8 @@ export function CodeEditor({
   // A value set from outside (a reload after Update) replaces the text.
   useEffect(() => {
     const v = view.current;
-    if (v && v.state.doc.toString() !== value) {
+    if (v && follows.current && value !== emitted.current && v.state.doc.toString() !== value) {
+      emitted.current = value;
       v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
     }
   }, [value]);

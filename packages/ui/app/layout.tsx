@@ -9,6 +9,9 @@ const NAV = [
   { href: "/webhooks", label: "Webhooks" },
   { href: "/workflows", label: "Workflows" },
   { href: "/accounts", label: "Accounts" },
+  { href: "/data-stores", label: "Data stores" },
+  { href: "/settings/env", label: "Environment" },
+  { href: "/oauth-clients", label: "OAuth clients" },
 ];
 
 /** Header, navigation and the main region. */

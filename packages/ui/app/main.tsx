@@ -14,8 +14,12 @@ const SourcePage = lazy(() => import("./pages/source").then((m) => m.SourcePage)
 const WebhooksPage = lazy(() => import("./pages/webhooks").then((m) => m.WebhooksPage));
 const WebhookPage = lazy(() => import("./pages/webhook").then((m) => m.WebhookPage));
 const AccountsPage = lazy(() => import("./pages/accounts").then((m) => m.AccountsPage));
+const OAuthClientsPage = lazy(() => import("./pages/oauth-clients").then((m) => m.OAuthClientsPage));
 const WorkflowsPage = lazy(() => import("./pages/workflows").then((m) => m.WorkflowsPage));
 const WorkflowPage = lazy(() => import("./pages/workflow").then((m) => m.WorkflowPage));
+const WorkflowEditorPage = lazy(() => import("./pages/workflow-editor").then((m) => m.WorkflowEditorPage));
+const EnvPage = lazy(() => import("./pages/env").then((m) => m.EnvPage));
+const DataStoresPage = lazy(() => import("./pages/data-stores").then((m) => m.DataStoresPage));
 
 function Redirect({ to }: { to: string }) {
   const { route } = useLocation();
@@ -66,8 +70,13 @@ function App() {
           <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/webhooks/:id" component={WebhookPage} />
           <Route path="/accounts" component={AccountsPage} />
+          <Route path="/oauth-clients" component={OAuthClientsPage} />
           <Route path="/workflows" component={WorkflowsPage} />
+          <Route path="/workflows/new" component={WorkflowEditorPage} />
+          <Route path="/workflows/:id/edit" component={WorkflowEditorPage} />
           <Route path="/workflows/:id" component={WorkflowPage} />
+          <Route path="/settings/env" component={EnvPage} />
+          <Route path="/data-stores" component={DataStoresPage} />
           <Route default component={NotFound} />
         </Router>
       </ErrorBoundary>

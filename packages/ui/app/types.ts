@@ -115,7 +115,30 @@ export interface Account {
   id: string;
   app: string;
   name: string;
+  /** Connected through OAuth (tokens refreshed by the server). */
+  oauth: boolean;
+  /** `needs_reconnect` once the provider refused a refresh. */
+  status: "active" | "needs_reconnect";
+  external_user_id: string | null;
+  expires_at: number | null;
   created_at: number;
+  updated_at: number;
+}
+
+/** An OAuth client (`/v1/oauth_clients`): never its secret. */
+export interface OAuthClient {
+  app: string;
+  provider: string | null;
+  name: string;
+  client_id: string;
+  has_client_secret: boolean;
+  redirect_uri: string;
+  authorize_url: string;
+  token_url: string;
+  scopes: string[];
+  token_auth: string;
+  docs_url: string | null;
+  updated_at: number;
 }
 
 /** What `POST /v1/sources/{id}/run` answers. */

@@ -129,7 +129,7 @@ export function createUiHandler(options: UiHandlerOptions = {}): FetchHandler {
 }
 
 /**
- * One handler for a whole server: `/v1/...` and `/http/...` (and any request that is not a `GET`
+ * One handler for a whole server: `/v1/...`, `/http/...` and `/oauth/...` (and any request that is not a `GET`
  * or `HEAD`) go to `api` (the `createHandler` of `@hookline/http`), everything else to the web
  * application.
  *
@@ -154,7 +154,8 @@ export function withUi(api: FetchHandler, options: UiHandlerOptions = {}): Fetch
       (request.method !== "GET" && request.method !== "HEAD") ||
       pathname === "/v1" ||
       pathname.startsWith("/v1/") ||
-      pathname.startsWith("/http/");
+      pathname.startsWith("/http/") ||
+      pathname.startsWith("/oauth/");
     return toApi ? api(request) : ui(request);
   };
 }

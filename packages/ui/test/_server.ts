@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createHookline, type Hookline } from "@hookline/engine";
+import { createHookline, type Hookline, type HooklineOptions } from "@hookline/engine";
 import { createHandler } from "@hookline/http";
 import { toNodeListener } from "@hookline/http/node";
 import { withUi } from "../src/index.js";
@@ -24,8 +24,11 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** Starts the server; deliveries fail at once after one failed attempt (no retry schedule). */
-export async function startServer(): Promise<TestServer> {
+/**
+ * Starts the server; deliveries fail at once after one failed attempt (no retry schedule). `engine`
+ * adds options of `createHookline` (a clock...).
+ */
+export async function startServer(engine: HooklineOptions = {}): Promise<TestServer> {
   let listener: ((req: IncomingMessage, res: import("node:http").ServerResponse) => void) | undefined;
   const server = createServer((req, res) => listener?.(req, res));
   const base = await listen(server);
@@ -34,6 +37,7 @@ export async function startServer(): Promise<TestServer> {
     baseUrl: base,
     allowPrivateUrls: true,
     worker: { retrySchedule: [], pollIntervalMs: 200 },
+    ...engine,
   });
   const ws = await hookline.workspaces.create({ name: "default" });
   const { key } = await hookline.apiKeys.create(ws.id);

@@ -1,6 +1,7 @@
 /**
- * `pd accounts create|list|delete`: connected accounts, whose credentials become an app prop's
- * `$auth`. On a terminal, `create` asks for the credential fields (hidden).
+ * `pd accounts create|connect|list|update|delete`: connected accounts, whose credentials become an
+ * app prop's `$auth`. On a terminal, `create` asks for the credential fields (hidden); `connect`
+ * prints the OAuth sign-in URL and waits for the account.
  */
 import { type ApiClient, listAll } from "../_api.js";
 import { _flag, _required, _str, _strs } from "../_args.js";
@@ -15,8 +16,14 @@ interface AccountJson {
   id: string;
   app: string;
   name: string;
+  oauth?: boolean;
+  status?: string;
+  external_user_id?: string | null;
   created_at: number;
 }
+
+/** How long `connect` waits between looks at the flow, ms (tests shorten it). */
+const POLL_MS = Number(process.env.HOOKLINE_CONNECT_POLL_MS ?? 1000);
 
 /**
  * The `$auth` fields a component file and the files it imports read (`this.$auth.api_key`,
@@ -108,6 +115,81 @@ const ACTIONS: Record<string, Action> = {
     out(`  use it: --prop <app prop>='{"authProvisionId":"${account.id}"}'`);
   },
 
+  async connect(client, args, json) {
+    const app = _required(
+      args,
+      1,
+      "accounts connect <app> [--name NAME] [--account ID] [--external-user-id ID]",
+    );
+    const name = _str(args, "name");
+    const account = _str(args, "account");
+    const endUser = _str(args, "external-user-id");
+    const started = await client.request<{ authorize_url: string; state: string; expires_at: number }>(
+      "POST",
+      "/v1/accounts/connect",
+      {
+        app,
+        ...(name ? { name } : {}),
+        ...(account ? { account_id: (await _resolveAccount(client, account)).id } : {}),
+        ...(endUser ? { external_user_id: endUser } : {}),
+      },
+    );
+    note(`Open this URL in a browser and sign in to connect a ${app} account:`);
+    // The URL alone on stdout (a script can pick it up), the rest on stderr; with --json, stdout is
+    // the JSON alone.
+    if (json) note(started.authorize_url);
+    else process.stdout.write(`${started.authorize_url}\n`);
+    if (_flag(args, "no-wait")) {
+      if (json) printJson(started);
+      return;
+    }
+    note(style.dim("Waiting for the sign-in (the link works for 10 minutes)…", process.stderr));
+    for (;;) {
+      const status = await client.request<{
+        status: "pending" | "connected" | "failed";
+        account: AccountJson | null;
+        error: { code: string; message: string } | null;
+      }>("GET", `/v1/accounts/connect/${encodeURIComponent(started.state)}`);
+      if (status.status === "failed") {
+        throw new CliError(
+          status.error?.code ?? "connect_failed",
+          status.error?.message ?? "Connecting failed",
+        );
+      }
+      if (status.status === "connected" && status.account) {
+        if (json) printJson(status.account);
+        else {
+          out(
+            `${style.green("✔")} Connected ${app} account ${style.bold(status.account.name)} (${status.account.id})`,
+          );
+          out(`  use it: --prop <app prop>='{"authProvisionId":"${status.account.id}"}'`);
+        }
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  },
+
+  async update(client, args, json) {
+    const ref = _required(args, 1, "accounts update <id|name> [--name NAME] [--auth field=value ...]");
+    const account = await _resolveAccount(client, ref);
+    const auth = collectProps(_strs(args, "auth"), _str(args, "auth-file"), "auth", "auth-file");
+    const name = _str(args, "name");
+    if (!name && Object.keys(auth).length === 0) {
+      throw new CliError(
+        "usage",
+        "nothing to change: give --name NAME or --auth field=value (field=null removes it)",
+      );
+    }
+    const updated = await client.request<AccountJson>("PATCH", `/v1/accounts/${account.id}`, {
+      ...(name ? { name } : {}),
+      ...(Object.keys(auth).length > 0 ? { auth } : {}),
+    });
+    if (json) printJson(updated);
+    else
+      out(`${style.green("✔")} Updated ${updated.app} account ${style.bold(updated.name)} (${updated.id})`);
+  },
+
   async list(client, args, json) {
     const app = _str(args, "app");
     const accounts = await listAll<AccountJson>(
@@ -117,8 +199,15 @@ const ACTIONS: Record<string, Action> = {
     if (json) printJson(accounts);
     else
       printTable(
-        ["id", "app", "name", "created"],
-        accounts.map((a) => [a.id, a.app, a.name, new Date(a.created_at * 1000).toISOString()]),
+        ["id", "app", "name", "status", "end user", "created"],
+        accounts.map((a) => [
+          a.id,
+          a.app,
+          a.name,
+          a.status ?? "active",
+          a.external_user_id ?? "",
+          new Date(a.created_at * 1000).toISOString(),
+        ]),
       );
   },
 
@@ -133,9 +222,11 @@ const ACTIONS: Record<string, Action> = {
 export default defineCommand({
   name: "accounts",
   summary:
-    "Connect an app account (its credentials become the app prop's $auth, asked for on a terminal), list or delete accounts.",
+    "Connect an app account (keys become the app prop's $auth, asked for on a terminal; or sign in through OAuth), list, update or delete accounts.",
   usage: [
     "accounts create <app> [--name NAME] [--auth field=value ...] [--auth-file FILE] [--from COMPONENT_FILE] [--no-input]",
+    "accounts connect <app> [--name NAME] [--account ID|NAME] [--external-user-id ID] [--no-wait]",
+    "accounts update <id|name> [--name NAME] [--auth field=value ...]",
     "accounts list [--app APP]",
     "accounts delete <id|name>   (every action takes --json and -p PROFILE)",
   ].join("\n   or: pd "),
@@ -145,7 +236,10 @@ export default defineCommand({
     "auth-file": { type: "string" },
     from: { type: "string" },
     app: { type: "string" },
+    account: { type: "string" },
+    "external-user-id": { type: "string" },
     "no-input": { type: "boolean" },
+    "no-wait": { type: "boolean" },
     ..._jsonOption,
     ..._profileOption,
   },

@@ -17,6 +17,7 @@ import { replayExecution, replayMany } from "./replay.js";
 import { checkEventSize } from "./run-size.js";
 import { createStepCache, disposeSteps, forgetWorkflow, type StepCache } from "./steps.js";
 import { wfStores } from "./stores.js";
+import { testRun } from "./test-run.js";
 import { createTriggerCache } from "./trigger-cache.js";
 import { onSourceEvent, scheduleWorkflowTimer, workflowIngress, workflowTick } from "./triggers.js";
 import type { EnvApi, WorkflowsApi } from "./types.js";
@@ -136,6 +137,9 @@ export function createWorkflows(
       }
       const exe = options.async ? await executor.enqueue(wf, input) : await executor.runNow(wf, input);
       return executionView(exe);
+    },
+    async test(workspaceId, id, options) {
+      return executionView(await testRun(ctx, cache, executor, await find(workspaceId, id), options));
     },
     async executions(workspaceId, id, options) {
       await find(workspaceId, id);

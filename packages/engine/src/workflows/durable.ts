@@ -5,7 +5,7 @@
  * the retry policy of a step.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { type ResolvedRetryPolicy, type RetryPolicy, retryPolicy } from "@hookline/core";
+import { NO_RETRY, type ResolvedRetryPolicy, type RetryPolicy, retryPolicy } from "@hookline/core";
 import type { Execution, ExecutionError, ExecutionStep, Workflow } from "@hookline/store";
 
 /** How long `$.flow.suspend()` waits without a timeout: one day. */
@@ -93,11 +93,17 @@ export function resumePoint(wf: Workflow, exe: Execution): ResumePoint {
 }
 
 /**
- * The retry policy of step `index` of `wf`. The default follows the workflow's trigger: none when
- * it is an HTTP trigger that answers with `$.respond` (`custom_response`), whatever started the run
- * (a manual test run behaves as a real one). @internal
+ * The retry policy of step `index` of `wf` in `exe`. A test run (`context.test`, see test-run.ts)
+ * is never retried unless it asked (`context.auto_retry`), as on Pipedream. Otherwise the default
+ * follows the workflow's trigger: none when it is an HTTP trigger that answers with `$.respond`
+ * (`custom_response`), whatever started the run (a manual run behaves as a real one). @internal
  */
-export function stepRetry(wf: Workflow, index: number): ResolvedRetryPolicy {
+export function stepRetry(
+  wf: Workflow,
+  index: number,
+  exe?: Pick<Execution, "context">,
+): ResolvedRetryPolicy {
+  if (exe?.context?.test === true && exe.context.auto_retry !== true) return NO_RETRY;
   const waits = wf.trigger.type === "http" && wf.trigger.custom_response === true;
   const step = (wf.steps[index] as { retry?: RetryPolicy }).retry;
   return retryPolicy(step, wf.settings?.retry as RetryPolicy | undefined, waits);
@@ -111,4 +117,14 @@ export function failedTries(record: ExecutionStep): number {
 /** The interrupted tries of a record. @internal */
 export function interruptedTries(record: ExecutionStep): number {
   return (record.attemptErrors ?? []).filter((e) => e.code === "interrupted").length;
+}
+
+/**
+ * The index of the last step `exe` runs: the step named by a test run's `context.stop_after`, else
+ * the workflow's last step. @internal
+ */
+export function lastStep(wf: Workflow, exe: Pick<Execution, "context">): number {
+  const stop = exe.context?.stop_after;
+  const index = typeof stop === "string" ? wf.steps.findIndex((s) => s.name === stop) : -1;
+  return index >= 0 ? index : wf.steps.length - 1;
 }

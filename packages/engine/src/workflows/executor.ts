@@ -4,7 +4,7 @@
  * exactly one node, run by runner.ts. The loop claims on `wake()` and every `pollMs` once started,
  * and returns the executions of dead nodes to the queue (`sweep`).
  */
-import type { Execution, ExecutionTrigger, Workflow } from "@hookline/store";
+import type { Execution, ExecutionStep, ExecutionTrigger, Workflow } from "@hookline/store";
 import type { EngineContext } from "../context.js";
 import { EXECUTION_LEASE_MS, pendingStep, type RunHooks, runExecution } from "./runner.js";
 import type { StepCache } from "./steps.js";
@@ -34,6 +34,8 @@ export interface StartInput {
   trigger: ExecutionTrigger;
   event: unknown;
   context?: Record<string, unknown>;
+  /** The step records to start with (a test run from a step: copies of the earlier ones); default all pending. */
+  steps?: ExecutionStep[];
 }
 
 /** The executor of one engine. @internal */
@@ -48,6 +50,11 @@ export interface Executor {
    * it in the background; resolves with the accepted record.
    */
   accept(wf: Workflow, input: StartInput, hooks?: RunHooks): Promise<Execution>;
+  /**
+   * Runs a test execution here at once, whatever the workflow's limits (a test is one person's
+   * run, as on Pipedream); resolves with the record where it ended or paused.
+   */
+  runTest(wf: Workflow, input: StartInput, hooks?: RunHooks): Promise<Execution>;
   /** Queues an execution for any node to claim; resolves with the `queued` record. */
   enqueue(wf: Workflow, input: StartInput): Promise<Execution>;
   /** Claims queued executions now (and on every poll once started). */
@@ -81,7 +88,7 @@ export function createExecutor(ctx: EngineContext, cache: StepCache, leaseMs = E
       event: input.event ?? {},
       ...(input.context ? { context: input.context } : {}),
       status,
-      steps: wf.steps.map((s) => pendingStep(String(s.name))),
+      steps: input.steps ?? wf.steps.map((s) => pendingStep(String(s.name))),
       ...(status === "running"
         ? { leaseOwner: ctx.nodeId, leaseExpiresAt: now + leaseMs, startedAt: now }
         : {}),
@@ -169,6 +176,10 @@ export function createExecutor(ctx: EngineContext, cache: StepCache, leaseMs = E
       const exe = await create(wf, input, "running");
       track(run(wf, exe, hooks)).catch(() => undefined);
       return exe;
+    },
+    async runTest(wf, input, hooks) {
+      const exe = await create(wf, input, "running");
+      return track(run(wf, exe, hooks));
     },
     async enqueue(wf, input) {
       const exe = await create(wf, input, "queued");

@@ -17,15 +17,19 @@ import type { BulkReplayOptions, BulkReplayResult, ExecutionReplayOptions } from
 /** Most executions one bulk replay queues. */
 export const MAX_BULK_REPLAY = 100;
 
-/** `validation_failed` (422) naming one field. */
-function invalid(path: string, message: string): HooklineError {
+/** `validation_failed` (422) naming one field. @internal */
+export function invalid(path: string, message: string): HooklineError {
   return new HooklineError("validation_failed", `Invalid parameters: ${path}: ${message}`, {
     problems: [{ code: "invalid_value", path, message }],
   });
 }
 
-/** The step records a replay starts with: copies before `fromStep`, `pending` from it. */
-function replaySteps(wf: Workflow, original: Execution, fromStep: string | undefined): ExecutionStep[] {
+/** The step records a replay starts with: copies before `fromStep`, `pending` from it. @internal */
+export function replaySteps(
+  wf: Workflow,
+  original: Execution,
+  fromStep: string | undefined,
+): ExecutionStep[] {
   const names = wf.steps.map((s) => String(s.name));
   const from = fromStep === undefined ? 0 : names.indexOf(fromStep);
   if (from < 0) {

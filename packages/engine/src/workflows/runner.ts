@@ -22,6 +22,7 @@ import {
   hashToken,
   INTERRUPTED,
   interruptedTries,
+  lastStep,
   MAX_INTERRUPTED,
   MAX_PAUSE_MS,
   newTokens,
@@ -50,6 +51,11 @@ export interface RunHooks {
   onRespond?(reply: IngressResponse): void;
   /** The lease of a running execution (default {@link EXECUTION_LEASE_MS}). */
   leaseMs?: number;
+  /**
+   * Where this run's prepared steps and sandboxes are cached instead of under the workflow's id:
+   * a test run of an unsaved draft (test-run.ts), whose steps differ from the stored ones.
+   */
+  cacheId?: string;
 }
 
 /** A step record before it ran. @internal */
@@ -63,14 +69,15 @@ function errorOf(e: unknown): ExecutionError {
   return { code: "error", name: err?.name ?? "Error", message: err?.message ?? String(e) };
 }
 
-/** A prepared step, cached per workflow version. */
+/** A prepared step, cached per workflow version (or per draft: `cacheId`). */
 async function prepared(
   ctx: EngineContext,
   cache: StepCache,
   wf: Workflow,
   index: number,
+  cacheId: string,
 ): Promise<PreparedStep> {
-  const key = `${wf.id}/${index}/${wf.updatedAt}`;
+  const key = `${cacheId}/${index}/${wf.updatedAt}`;
   const hit = cache.prepared.get(key);
   if (hit) return hit;
   const step = wf.steps[index] as Record<string, unknown>;
@@ -120,6 +127,9 @@ export async function runExecution(
   const ws = wf.workspaceId;
   const leaseMs = hooks.leaseMs ?? EXECUTION_LEASE_MS;
   const { records, steps, start } = resumePoint(wf, exe);
+  const cacheId = hooks.cacheId ?? wf.id;
+  // A test run may stop after a step (`stop_after`): the later ones are skipped.
+  const end = lastStep(wf, exe) + 1;
   // The run's size cap (run-size.ts): the event, and every finished step's record (a replay's copies
   // and an earlier try's steps are counted, never refused: a throw there would strand the run).
   const budget = runBudget(ctx.limits.maxExecutionBytes, exe.event);
@@ -169,7 +179,7 @@ export async function runExecution(
     // from then on (a callback may arrive before the step ends).
     let tokens = newTokens();
     const hashes = () => ({ resume: hashToken(tokens.resume), cancel: hashToken(tokens.cancel) });
-    for (let i = start; i < wf.steps.length && status === "succeeded"; i++) {
+    for (let i = start; i < end && status === "succeeded"; i++) {
       const name = String((wf.steps[i] as { name: unknown }).name);
       const record =
         written === i ? (records[i] as ExecutionStep) : startRecord(ctx, records[i] as ExecutionStep);
@@ -188,9 +198,11 @@ export async function runExecution(
       const started = performance.now();
       let result: InvocationResult | undefined;
       try {
-        const step = await prepared(ctx, cache, wf, i);
-        const mounted = await stepSandbox(ctx, cache, wf.id, i, step);
-        const props = await runtimeProps(ctx, ws, step.description.props, step.staticProps, undefined);
+        const step = await prepared(ctx, cache, wf, i, cacheId);
+        const mounted = await stepSandbox(ctx, cache, cacheId, i, step);
+        const props = await runtimeProps(ctx, ws, step.description.props, step.staticProps, undefined, {
+          log,
+        });
         const env = await readEnv(ctx, ws, step.envNames);
         const context = {
           id: exe.id,
@@ -258,7 +270,7 @@ export async function runExecution(
         record.error = recorded ? { ...recorded } : errorOf(error);
         if (!recorded) log("error", `${record.error.code}: ${record.error.message}`);
         record.attemptErrors = [...(record.attemptErrors ?? []), { ...record.error }];
-        const policy = stepRetry(wf, i);
+        const policy = stepRetry(wf, i, exe);
         const tries = failedTries(record);
         if (tries <= policy.count && record.error.code !== "rerun_limit") {
           record.status = "pending";
@@ -278,7 +290,7 @@ export async function runExecution(
       record.durationMs = performance.now() - started;
       // Durable before the next step starts: its end and the next one's start in one write. (The
       // last step's end, a pause, a retry or a failure are written with the execution, below.)
-      if (status === "succeeded" && i + 1 < wf.steps.length) {
+      if (status === "succeeded" && i + 1 < end) {
         const next = startRecord(ctx, records[i + 1] as ExecutionStep);
         records[i + 1] = next;
         written = i + 1;
@@ -359,7 +371,8 @@ async function finishRun(
   const { executions } = wfStores(ctx.store);
   const ended = status === "succeeded" || status === "failed" || status === "exited";
   const paused = status === "delayed" || status === "suspended";
-  if (status === "failed" || status === "exited") {
+  // Steps a run never reached (after a failure, an exit, or a test run's `stop_after`) are skipped.
+  if (ended) {
     for (const r of records) if (r.status === "pending") r.status = "skipped";
   }
   const final = await executions.update(ws, exe.id, {

@@ -62,6 +62,26 @@ export interface RunWorkflowOptions {
   async?: boolean;
 }
 
+/** Options of `hookline.workflows.test`. */
+export interface TestRunOptions {
+  /** The trigger event (`steps.trigger.event`); default the `fromExecution`'s event, else `{}`. */
+  event?: unknown;
+  /**
+   * An unsaved version of the workflow to run instead of the stored one (the fields given replace
+   * the stored ones, checked as an update is: 422 `invalid_workflow`); nothing is saved. A run that
+   * waits (a retry asked with `autoRetry`, `$.flow.delay`) continues with the saved workflow.
+   */
+  draft?: WorkflowUpdate;
+  /** Run up to this step and skip the later ones. */
+  stopAfter?: string;
+  /** An execution of this workflow whose results the steps before `fromStep` keep (with `fromStep`). */
+  fromExecution?: string;
+  /** Run from this step; the earlier ones are copied from `fromExecution`, where they must have succeeded. */
+  fromStep?: string;
+  /** Retry failing steps by the workflow's retry policy (default: a test run never retries). */
+  autoRetry?: boolean;
+}
+
 /** Options of `hookline.workflows.replay`. */
 export interface ExecutionReplayOptions {
   /** The event to run with instead of the original one (`steps.trigger.event`). */
@@ -148,6 +168,25 @@ export interface WorkflowsApi {
    * ```
    */
   run(workspaceId: string, id: string, options?: RunWorkflowOptions): Promise<ExecutionView>;
+  /**
+   * A test run, as the workflow editor's "Test" does: a manual run marked `context.test: true`,
+   * run at once whatever the workflow's limits, that fails at a failing step's first try unless
+   * `autoRetry` asks for the retry policy. It runs the saved workflow or an unsaved `draft`, from
+   * the first step or from `fromStep` (the earlier steps' results copied from `fromExecution`),
+   * up to `stopAfter`. A `stop_after`, `from_step` or `from_execution` that does not fit is 422
+   * `validation_failed` naming it.
+   *
+   * @example
+   * ```ts
+   * const first = await hookline.workflows.test(ws.id, wf.id, { event: { body: { n: 1 } }, stopAfter: "load" });
+   * // Then run only the next step, with load's recorded result:
+   * const next = await hookline.workflows.test(ws.id, wf.id, {
+   *   fromExecution: first.id, fromStep: "total", stopAfter: "total",
+   * });
+   * console.log(next.context?.test, next.steps.map((s) => s.status)); // true ["succeeded", "succeeded", "skipped"]
+   * ```
+   */
+  test(workspaceId: string, id: string, options?: TestRunOptions): Promise<ExecutionView>;
   /** The workflow's executions, newest first, optionally of one status. */
   executions(
     workspaceId: string,

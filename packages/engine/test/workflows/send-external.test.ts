@@ -114,6 +114,24 @@ describe("$.send.* from a workflow step", () => {
     expect(JSON.stringify(delivery)).not.toContain(secret);
   }, 60_000);
 
+  it("$.send.http to a private address is refused by the SSRF guard unless allowPrivateUrls", async () => {
+    const target = await receiver([200]);
+    // The engine's defaults: no allowPrivateUrls, the guard on.
+    const hookline = await engine({ allowPrivateUrls: undefined });
+    const ws = await hookline.workspaces.create({ name: "guarded" });
+    const wf = await hookline.workflows.create(ws.id, {
+      name: "post inward",
+      trigger: { type: "manual" },
+      steps: [codeStep("post", `$.send.http({ url: ${JSON.stringify(target.url)}, data: { n: 1 } })`)],
+    });
+    const exe = await hookline.workflows.run(ws.id, wf.id);
+    expect(exe.status).toBe("succeeded"); // queued: the step does not wait for the request
+    const deliveries = async () => (await hookline.store.deliveries.list(ws.id, { webhookId: wf.id })).items;
+    await until(async () => (await deliveries())[0]?.state === "failed", "the request to be refused");
+    expect(await deliveries()).toMatchObject([{ state: "failed", lastError: "ssrf_blocked", attempts: 1 }]);
+    expect(target.seen).toEqual([]);
+  });
+
   it("$.send.email reaches a loopback SMTP server and $.send.s3 a loopback S3 stand-in", async () => {
     const smtp = await startSmtpStandIn();
     cleanups.push(() => smtp.close());

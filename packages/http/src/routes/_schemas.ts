@@ -76,7 +76,16 @@ export const AccountData = Type.Object({
   id: Type.String({ pattern: "^apn_" }),
   app: Type.String(),
   name: Type.String(),
+  oauth: Type.Boolean({ description: "Connected through OAuth: its tokens are refreshed by the server" }),
+  status: Type.Union([Type.Literal("active"), Type.Literal("needs_reconnect")], {
+    description: "needs_reconnect once the provider refused a refresh: connect it again",
+  }),
+  external_user_id: Type.Union([Type.String(), Type.Null()], {
+    description: "The embedding app's end user who owns it (Connect)",
+  }),
+  expires_at: Type.Union([Type.Integer(), Type.Null()], { description: "When its access token expires" }),
   created_at: Type.Integer(),
+  updated_at: Type.Integer(),
 });
 
 /** An event summary. */

@@ -3,7 +3,7 @@
  * (publish, list, read by key), async options and dynamic props.
  */
 import { HooklineError, type PropDescription } from "@hookline/core";
-import type { ComponentView } from "@hookline/engine";
+import { type ComponentView, componentApp } from "@hookline/engine";
 import Type from "typebox";
 import { defineRoute, type RouteContext } from "../_define.js";
 import { componentJson } from "../_json.js";
@@ -51,10 +51,19 @@ const RegistryData = Type.Object({
   ...ComponentData.properties,
   key: Type.String(),
   visibility: Type.Union([Type.Literal("private"), Type.Literal("public")]),
+  app: Type.Union([Type.String(), Type.Null()], {
+    description: "The app it belongs to: its first app prop's app, else its key's first segment",
+  }),
+  own: Type.Boolean({ description: "Published by this workspace (else another workspace's public one)" }),
 });
 
-function registryJson(c: ComponentView) {
-  return { ...componentJson(c), visibility: c.visibility ?? "private" };
+function registryJson(c: ComponentView, workspaceId: string) {
+  return {
+    ...componentJson(c),
+    visibility: c.visibility ?? "private",
+    app: componentApp({ key: c.key ?? c.description.key, props: c.description.props }) ?? null,
+    own: c.workspaceId === workspaceId,
+  };
 }
 
 /** The component routes. */
@@ -120,7 +129,59 @@ export const componentRoutes = [
         ...(visibility ? { visibility } : {}),
         ...(strict === true ? { strict } : {}),
       });
-      return { data: registryJson(published), warnings: published.description.warnings ?? [] };
+      return {
+        data: registryJson(published, ctx.workspaceId),
+        warnings: published.description.warnings ?? [],
+      };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/components/registry/import",
+    tag: "Registry",
+    summary:
+      "Import an npm package's components (@pipedream/<app>, or any package in Pipedream's layout) into the registry, as pd registry import does",
+    params: Type.Object({
+      package: Type.String({
+        maxLength: 214,
+        description: "An npm package name, optionally with a range: @pipedream/slack@^1",
+      }),
+      visibility: Type.Optional(
+        Type.Union([Type.Literal("private"), Type.Literal("public")], { description: "Default private" }),
+      ),
+    }),
+    data: Type.Object({
+      name: Type.String(),
+      version: Type.String({ description: "The version of the package found" }),
+      components: Type.Array(
+        Type.Object({
+          file: Type.String(),
+          status: Type.Union([Type.Literal("published"), Type.Literal("exists"), Type.Literal("failed")]),
+          key: Type.Union([Type.String(), Type.Null()]),
+          version: Type.Union([Type.String(), Type.Null()]),
+          id: Type.Union([Type.String(), Type.Null()]),
+          error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+        }),
+      ),
+    }),
+    async handler({ hookline, workspaceId, params }) {
+      const got = await hookline.registry.importPackage(workspaceId, params.package, {
+        ...(params.visibility ? { visibility: params.visibility } : {}),
+      });
+      return {
+        data: {
+          name: got.name,
+          version: got.version,
+          components: got.components.map((c) => ({
+            file: c.file,
+            status: c.status,
+            key: c.key ?? null,
+            version: c.version ?? null,
+            id: c.id ?? null,
+            error: c.error ?? null,
+          })),
+        },
+      };
     },
   }),
   defineRoute({
@@ -133,13 +194,30 @@ export const componentRoutes = [
       all_versions: Type.Optional(
         Type.Boolean({ description: "Every version instead of the newest per key" }),
       ),
+      q: Type.Optional(
+        Type.String({
+          maxLength: 200,
+          description: "Words that must all appear (any case) in the key, name, description or app",
+        }),
+      ),
+      type: Type.Optional(Type.Union([Type.Literal("source"), Type.Literal("action")])),
+      app: Type.Optional(Type.String({ maxLength: 100, description: "Only this app's components" })),
     }),
     data: RegistryData,
     list: true,
     async handler({ hookline, workspaceId, params }) {
-      const all = await hookline.registry.list(workspaceId, { allVersions: params.all_versions === true });
+      const all = await hookline.registry.list(workspaceId, {
+        allVersions: params.all_versions === true,
+        ...(params.q !== undefined ? { query: params.q } : {}),
+        ...(params.type !== undefined ? { type: params.type } : {}),
+        ...(params.app !== undefined ? { app: params.app } : {}),
+      });
       const page = paginate(all, (c) => c.id, params);
-      return { list: page.list.map(registryJson), pageInfo: page.pageInfo, cursor: page.cursor };
+      return {
+        list: page.list.map((c) => registryJson(c, workspaceId)),
+        pageInfo: page.pageInfo,
+        cursor: page.cursor,
+      };
     },
   }),
   defineRoute({
@@ -151,7 +229,10 @@ export const componentRoutes = [
     data: RegistryData,
     async handler({ hookline, workspaceId, path, params }) {
       return {
-        data: registryJson(await hookline.registry.get(workspaceId, path.key as string, params.version)),
+        data: registryJson(
+          await hookline.registry.get(workspaceId, path.key as string, params.version),
+          workspaceId,
+        ),
       };
     },
   }),

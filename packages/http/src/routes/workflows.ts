@@ -96,7 +96,8 @@ const Definition = {
   queue_size: Type.Optional(Type.Unknown({ description: "At most this many runs waiting (429 beyond)" })),
 };
 
-type DefinitionParams = Partial<Record<(typeof DEFINITION_KEYS)[number], unknown>>;
+/** The definition fields of a request. */
+export type DefinitionParams = Partial<Record<(typeof DEFINITION_KEYS)[number], unknown>>;
 
 const DEFINITION_KEYS = [
   "name",
@@ -109,7 +110,7 @@ const DEFINITION_KEYS = [
   "queue_size",
 ] as const;
 
-function definitionOf(params: DefinitionParams): Partial<WorkflowDefinition> {
+export function definitionOf(params: DefinitionParams): Partial<WorkflowDefinition> {
   const out: Record<string, unknown> = {};
   for (const key of DEFINITION_KEYS) {
     if (params[key] !== undefined) out[key] = params[key];

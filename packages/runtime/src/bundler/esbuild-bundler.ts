@@ -153,7 +153,9 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
   async function build(input: LoadInput): Promise<BundleOutput> {
     const entryName = posix.basename(input.filename.replace(/\\/g, "/")) || "component.mjs";
     const files = new Map<string, string>();
-    const componentDir = Object.keys(input.files ?? {}).length > 0 ? NESTED_DIR : COMPONENT_DIR;
+    // With `files` (even none yet: a caller gathering them from `missingFiles`), the entry sits deep
+    // enough that `../../app.mjs` is reported as such rather than clamped at the root.
+    const componentDir = input.files !== undefined ? NESTED_DIR : COMPONENT_DIR;
     const entryPath = posix.join(componentDir, entryName);
     files.set(entryPath, input.code);
     for (const [relative, code] of Object.entries(input.files ?? {})) {

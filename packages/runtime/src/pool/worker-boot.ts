@@ -1,6 +1,6 @@
 /**
  * How a pool thread starts: from the build, `dist/pool-worker.js`. From the TypeScript sources
- * (tests, `npm start`, benchmarks), the worker code is bundled once per process with esbuild into
+ * (`npm start` and `npx pd` in a checkout without a current build, benchmarks, tests), the worker code is bundled once per process with esbuild into
  * one JavaScript file (the workspace packages and most npm packages inside), so that neither
  * the first threads nor their replacements compile TypeScript: a replaced thread starts in tens of
  * milliseconds instead of seconds. Without esbuild, each thread registers tsx and imports the
@@ -95,23 +95,21 @@ function tsxBoot(): string {
   return `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
 }
 
+/** Flags that load modules or pick export conditions, with their value in the next argument. */
+const MODULE_FLAGS = /^(--import|--require|-r|--loader|--experimental-loader|--conditions|-C)$/;
+
 /**
- * The process's Node flags without its TypeScript loaders (tsx, vitest) and source conditions:
- * the bundled worker is plain JavaScript.
+ * The process's Node flags without those that load modules or pick export conditions (whichever
+ * they are: a TypeScript loader, a test runner's hooks...): the bundled worker is plain, complete
+ * JavaScript, and the tsx boot registers its own loader.
  */
 function withoutLoaders(): string[] {
   const args: string[] = [];
   const given = process.execArgv;
   for (let i = 0; i < given.length; i++) {
     const arg = given[i] as string;
-    if (arg.startsWith("--conditions") || arg === "-C") {
-      if (!arg.includes("=")) i++;
-    } else if (/^--(import|require|loader|experimental-loader)$/.test(arg) || arg === "-r") {
-      const next = given[i + 1] ?? "";
-      if (/tsx|vitest|vite-node/.test(next)) i++;
-      else args.push(arg);
-    } else if (!/^--(import|require|loader|experimental-loader)=.*(tsx|vitest|vite-node)/.test(arg))
-      args.push(arg);
+    if (MODULE_FLAGS.test(arg)) i++;
+    else if (!MODULE_FLAGS.test(arg.split("=")[0] as string)) args.push(arg);
   }
   return args;
 }

@@ -40,11 +40,11 @@ function nest(path: readonly string[], value: unknown): unknown {
   return doc;
 }
 
-/** Numeric metadata that live in their own columns. */
-const NUMBER_COLUMNS: Record<string, string> = {
-  "metadata.ts": "t.ts",
-  indexed_at_ms: "t.created_at",
-};
+/** Numeric metadata that live in their own columns (a Map: a path such as `valueOf` is no key). */
+const NUMBER_COLUMNS = new Map([
+  ["metadata.ts", "t.ts"],
+  ["indexed_at_ms", "t.created_at"],
+]);
 
 class Translator {
   constructor(readonly params: unknown[]) {}
@@ -91,7 +91,7 @@ class Translator {
     if (unstorable(c.value)) return TRUE;
     const [root, ...rest] = c.path;
     if (root === "event") return this.body(c, rest);
-    const column = NUMBER_COLUMNS[c.path.join(".")];
+    const column = NUMBER_COLUMNS.get(c.path.join("."));
     if (column) return this.numberColumn(c, column);
     if (c.path.join(".") === "metadata.name" && (c.op === "$eq" || c.op === "$in")) {
       // The channel; text parameters and columns are both encoded (one-to-one), so equality holds.

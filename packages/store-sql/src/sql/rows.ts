@@ -66,6 +66,10 @@ export const ACCOUNT = [
   "app",
   "name",
   "credentials",
+  "oauth",
+  "status",
+  "external_user_id",
+  "expires_at",
   "created_at",
   "updated_at",
 ] as const;
@@ -180,15 +184,22 @@ export function toApiKey(row: SqlRow): ApiKey {
   return key;
 }
 
-export const toAccount = (row: SqlRow): Account => ({
-  id: str(row.id),
-  workspaceId: str(row.workspace_id),
-  app: str(row.app),
-  name: str(row.name),
-  credentials: str(row.credentials),
-  createdAt: num(row.created_at),
-  updatedAt: num(row.updated_at),
-});
+export function toAccount(row: SqlRow): Account {
+  const account: Account = {
+    id: str(row.id),
+    workspaceId: str(row.workspace_id),
+    app: str(row.app),
+    name: str(row.name),
+    credentials: str(row.credentials),
+    oauth: bool(row.oauth),
+    status: str(row.status) as Account["status"],
+    createdAt: num(row.created_at),
+    updatedAt: num(row.updated_at),
+  };
+  setIf(account, "externalUserId", optStr(row.external_user_id));
+  setIf(account, "expiresAt", optNum(row.expires_at));
+  return account;
+}
 
 export function toSaved(row: SqlRow): SavedComponent {
   const saved: SavedComponent = {

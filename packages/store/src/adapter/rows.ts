@@ -66,7 +66,20 @@ export function newApiKey(input: CreateApiKeyInput, now: number): ApiKey {
  */
 export function newAccount(input: CreateAccountInput, now: number): Account {
   const { workspaceId, app, name, credentials } = input;
-  return { id: newId("apn"), workspaceId, app, name, credentials, createdAt: now, updatedAt: now };
+  const account: Account = {
+    id: newId("apn"),
+    workspaceId,
+    app,
+    name,
+    credentials,
+    oauth: input.oauth ?? false,
+    status: input.status ?? "active",
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (input.externalUserId !== undefined) account.externalUserId = input.externalUserId;
+  if (input.expiresAt !== undefined) account.expiresAt = input.expiresAt;
+  return account;
 }
 
 /**

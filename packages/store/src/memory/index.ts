@@ -13,6 +13,7 @@ import { memoryEmits } from "./emits.js";
 import { memoryEvents } from "./events.js";
 import { memoryKv } from "./kv.js";
 import { memoryLogs } from "./logs.js";
+import { memoryAuthTickets, memoryOAuthClients } from "./oauth.js";
 import { memoryQueue } from "./queue.js";
 import { memoryReplays } from "./replays.js";
 import { memorySavedComponents } from "./saved-components.js";
@@ -46,6 +47,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     workspaces: memoryWorkspaces(s),
     apiKeys: memoryApiKeys(s),
     accounts: memoryAccounts(s),
+    oauthClients: memoryOAuthClients(s),
+    authTickets: memoryAuthTickets(s),
     savedComponents: memorySavedComponents(s),
     deployedComponents: memoryDeployedComponents(s),
     dedupe: memoryDedupe(s),

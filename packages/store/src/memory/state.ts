@@ -7,12 +7,14 @@ import {
   type Account,
   type ApiKey,
   type Attempt,
+  type AuthTicket,
   type Delivery,
   type DeliveryState,
   type DeployedComponent,
   type EnvVar,
   type Execution,
   type LogLine,
+  type OAuthClientRecord,
   type Replay,
   type SavedComponent,
   type StoredEvent,
@@ -44,6 +46,12 @@ export interface MemoryState {
   readonly workspaces: Map<string, Workspace>;
   readonly apiKeys: Map<string, ApiKey>;
   readonly accounts: Map<string, Account>;
+  /** The refresh lease of each account that has one, by account id. */
+  readonly accountLeases: Map<string, { owner: string; until: number }>;
+  /** OAuth clients by `workspaceId + "\0" + app`. */
+  readonly oauthClients: Map<string, OAuthClientRecord>;
+  /** Auth tickets by `kind + "\0" + key`. */
+  readonly authTickets: Map<string, AuthTicket>;
   readonly saved: Map<string, SavedComponent>;
   readonly deployed: Map<string, DeployedComponent>;
   readonly dedupe: Map<string, unknown>;
@@ -135,6 +143,9 @@ export function createMemoryState(options: MemoryStoreOptions): MemoryState {
     workspaces: new Map(),
     apiKeys: new Map(),
     accounts: new Map(),
+    accountLeases: new Map(),
+    oauthClients: new Map(),
+    authTickets: new Map(),
     saved: new Map(),
     deployed: new Map(),
     dedupe: new Map(),

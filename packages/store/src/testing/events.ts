@@ -171,6 +171,36 @@ export function eventsSuite(t: SuiteContext): void {
       ]);
     });
 
+    t.test(
+      "trim keeps an event whose delivery waits paused (its webhook disabled) or is in flight",
+      async () => {
+        const now = nextWindow();
+        const ws = await t.workspace("paused");
+        const emitter = await t.component(ws);
+        const disabled = await t.webhook(ws, false);
+        await t.store.subscriptions.create({
+          workspaceId: ws,
+          emitterId: emitter.id,
+          listenerId: disabled.id,
+        });
+        const paused = await t.emit(ws, emitter.id, events(3, now), now);
+        for (const event of paused) {
+          expect((await t.store.deliveries.get(ws, event.deliveryIds[0] as string))?.state).toBe("paused");
+        }
+        // Every event waits: none goes, however small the count.
+        expect(await t.store.events.trim(emitter.id, { count: 0 })).toBe(0);
+        expect((await t.store.events.list(ws, emitter.id)).items).toHaveLength(3);
+        // In flight (claimed, not completed): kept too.
+        const busy = await t.outbox(2, now);
+        const ids = new Set(busy.deliveryIds);
+        expect(await t.drain(ids, { owner: "w", now: now + 1 })).toHaveLength(2);
+        expect(await t.store.events.trim(busy.emitter.id, { count: 0 })).toBe(0);
+        // Once the paused deliveries end (their webhook deleted), the events go.
+        await t.store.webhooks.delete(ws, disabled.id);
+        expect(await t.store.events.trim(emitter.id, { count: 1 })).toBe(2);
+      },
+    );
+
     t.test("delete fails the waiting deliveries of the deleted events", async () => {
       const { ws, emitter, appended } = await t.outbox(2, nextWindow());
       expect(await t.store.events.delete(ws, emitter.id, [appended[0]!.id])).toBe(1);

@@ -45,6 +45,14 @@ const FILTERS: Record<string, unknown>[] = [
   { $or: [{ "event.total": { $lt: 0 } }, { "event.tags": { $contains: "eu" } }] },
   { $not: { "event.type": "order.created" } },
   { "event.customer.name": "\ud800" },
+  // Names every object inherits: no event has them (JSON has no prototype), in every store.
+  { valueOf: 1 },
+  { toString: { $gt: 0 } },
+  { "constructor.name": "Object" },
+  { "event.constructor": { $exists: true } },
+  { "event.toString": { $exists: false } },
+  { "event.__proto__": { $ne: null } },
+  { "metadata.valueOf": { $lt: 5 } },
 ];
 
 /** Registers the search tests. */
@@ -110,6 +118,10 @@ export function searchSuite(t: SuiteContext): void {
       expect((await all(ws, dc.id, { filter, until: 1_500 })).map((e) => e.id)).toEqual([stored[0]!.id]);
       expect((await all(ws, dc.id, { since: 1_000, until: 1_001, channel: "orders" })).length).toBe(4);
       expect(await all(ws, dc.id, { since: 2_001 })).toEqual([]);
+      // The window is half open: an event stored exactly at `until` is out, one at `since` in.
+      expect((await all(ws, dc.id, { until: 2_000 })).length).toBe(BODIES.length);
+      expect((await all(ws, dc.id, { since: 2_000 })).length).toBe(1);
+      expect(await all(ws, dc.id, { since: 1_000, until: 1_000 })).toEqual([]);
     });
 
     t.test("oldest first with order asc, paging with after", async () => {

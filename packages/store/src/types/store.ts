@@ -6,7 +6,14 @@ import type { EmitStore, EventStore, LogStore } from "./events.js";
 import type { StoreNotifications } from "./notifications.js";
 import type { DeliveryStore, Queue, TimerStore } from "./queue.js";
 import type { ReplayStore } from "./replays.js";
-import type { AccountStore, ApiKeyStore, SettingsStore, WorkspaceStore } from "./tenants.js";
+import type {
+  AccountStore,
+  ApiKeyStore,
+  AuthTicketStore,
+  OAuthClientStore,
+  SettingsStore,
+  WorkspaceStore,
+} from "./tenants.js";
 import type { SubscriptionStore, WebhookStore } from "./webhooks.js";
 import type { EnvStore, ExecutionQueue, ExecutionStore, WorkflowStore } from "./workflows.js";
 
@@ -34,6 +41,10 @@ export interface Store {
   apiKeys: ApiKeyStore;
   /** Connected accounts. */
   accounts: AccountStore;
+  /** OAuth clients (the operator's OAuth apps), one per app slug and workspace. */
+  oauthClients: OAuthClientStore;
+  /** Short-lived secrets of managed auth: OAuth states, connect results, connect tokens. */
+  authTickets: AuthTicketStore;
   /** Saved components. */
   savedComponents: SavedComponentStore;
   /** Deployed components. */

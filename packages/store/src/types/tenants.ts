@@ -74,6 +74,9 @@ export interface ApiKeyStore {
 // Connected accounts
 // ---------------------------------------------------------------------------------------------
 
+/** Whether an account's credentials work (`needs_reconnect`: an OAuth refresh was refused). */
+export type AccountStatus = "active" | "needs_reconnect";
+
 /** A connected account (credentials of an app), used by `app` props. */
 export interface Account {
   /** `apn_` id. */
@@ -86,6 +89,14 @@ export interface Account {
   name: string;
   /** The credentials, already encrypted by the caller. */
   credentials: string;
+  /** Connected through OAuth (its tokens are refreshed), or typed in (keys). */
+  oauth: boolean;
+  /** `active`, or `needs_reconnect` once a refresh was refused. */
+  status: AccountStatus;
+  /** The embedding app's end user who owns it (Connect), when one does. */
+  externalUserId?: string;
+  /** When its OAuth access token expires, epoch ms (none: it does not, or it is not OAuth). */
+  expiresAt?: number;
   /** Creation time. */
   createdAt: number;
   /** Last update time. */
@@ -102,6 +113,14 @@ export interface CreateAccountInput {
   name: string;
   /** The credentials, already encrypted. */
   credentials: string;
+  /** Connected through OAuth (default false). */
+  oauth?: boolean;
+  /** Default `active`. */
+  status?: AccountStatus;
+  /** The end user who owns it. */
+  externalUserId?: string;
+  /** When its access token expires, epoch ms. */
+  expiresAt?: number;
 }
 
 /** Fields of an account that {@link AccountStore.update} changes. */
@@ -110,6 +129,10 @@ export interface AccountPatch {
   name?: string;
   /** New (encrypted) credentials, such as after an OAuth refresh. */
   credentials?: string;
+  /** New status. */
+  status?: AccountStatus;
+  /** New expiry of the access token; `null` removes it. */
+  expiresAt?: number | null;
 }
 
 /** Connected account records. */
@@ -118,12 +141,106 @@ export interface AccountStore {
   create(input: CreateAccountInput): Promise<Account>;
   /** The account, or undefined. */
   get(workspaceId: string, id: string): Promise<Account | undefined>;
-  /** The workspace's accounts, optionally of one app, oldest first. */
-  list(workspaceId: string, options?: { app?: string }): Promise<Account[]>;
+  /** The workspace's accounts, optionally of one app and of one end user, oldest first. */
+  list(workspaceId: string, options?: { app?: string; externalUserId?: string }): Promise<Account[]>;
   /** Updates an account; undefined when not found. */
   update(workspaceId: string, id: string, patch: AccountPatch): Promise<Account | undefined>;
   /** Deletes an account; false when not found. */
   delete(workspaceId: string, id: string): Promise<boolean>;
+  /**
+   * Active OAuth accounts of every workspace whose access token expires at or before `before`
+   * (epoch ms), soonest first, at most `limit`: what a node refreshes ahead of time.
+   */
+  listExpiring(before: number, limit: number): Promise<Account[]>;
+  /**
+   * Takes the account's refresh lease for `owner` until `leaseMs` from now (store clock), unless
+   * another owner holds an unexpired one: one OAuth refresh at a time across every node sharing the
+   * store. Resolves with the account as it is now when taken, undefined when held elsewhere or not
+   * found. The same owner taking it again renews it.
+   */
+  claimRefresh(workspaceId: string, id: string, owner: string, leaseMs: number): Promise<Account | undefined>;
+  /**
+   * Applies `patch` and releases the refresh lease, only while `owner` still holds it (a lease that
+   * expired and was taken by another owner is not overwritten); undefined when it does not.
+   */
+  endRefresh(
+    workspaceId: string,
+    id: string,
+    owner: string,
+    patch: AccountPatch,
+  ): Promise<Account | undefined>;
+}
+
+/** An OAuth client (the operator's OAuth app) of an app in a workspace. */
+export interface OAuthClientRecord {
+  /** Owning workspace. */
+  workspaceId: string;
+  /** The app slug it connects accounts of. */
+  app: string;
+  /** Its settings (client id, endpoints, scopes...): JSON the engine checks, no secret. */
+  config: Record<string, unknown>;
+  /** The client secret, already encrypted by the caller (none for public clients). */
+  clientSecret?: string;
+  /** Creation time. */
+  createdAt: number;
+  /** Last update time. */
+  updatedAt: number;
+}
+
+/** Input of {@link OAuthClientStore.put}. */
+export interface PutOAuthClientInput {
+  workspaceId: string;
+  app: string;
+  config: Record<string, unknown>;
+  /** Encrypted; absent: none. */
+  clientSecret?: string;
+}
+
+/** OAuth client records, one per app slug and workspace. */
+export interface OAuthClientStore {
+  /** Creates or replaces the app's client (its `createdAt` kept). */
+  put(input: PutOAuthClientInput): Promise<OAuthClientRecord>;
+  /** The app's client, or undefined. */
+  get(workspaceId: string, app: string): Promise<OAuthClientRecord | undefined>;
+  /** The workspace's clients, by app slug. */
+  list(workspaceId: string): Promise<OAuthClientRecord[]>;
+  /** Deletes the app's client; false when there was none. */
+  delete(workspaceId: string, app: string): Promise<boolean>;
+}
+
+/**
+ * A short-lived secret of managed auth, stored by the hash of what its holder presents: an OAuth
+ * `state` (single use), a connect flow's result, a connect token.
+ */
+export interface AuthTicket {
+  /** What it is, such as `oauth_state`. */
+  kind: string;
+  /** Its key (the hash of the secret). */
+  key: string;
+  /** Owning workspace. */
+  workspaceId: string;
+  /** What it carries (text the engine chooses, encrypted where secret). */
+  data: string;
+  /** When it stops being found, epoch ms. */
+  expiresAt: number;
+  /** Creation time. */
+  createdAt: number;
+}
+
+/** Input of {@link AuthTicketStore.create}. */
+export type CreateAuthTicketInput = Omit<AuthTicket, "createdAt">;
+
+/** Short-lived secrets of managed auth. An expired ticket is never found, and is deleted in time. */
+export interface AuthTicketStore {
+  /** Stores a ticket; throws `conflict` when its kind and key are taken. */
+  create(input: CreateAuthTicketInput): Promise<AuthTicket>;
+  /** The ticket, unless expired. */
+  get(kind: string, key: string): Promise<AuthTicket | undefined>;
+  /**
+   * Deletes the ticket and resolves with it, unless expired: of concurrent takes, exactly one gets
+   * it (single use).
+   */
+  take(kind: string, key: string): Promise<AuthTicket | undefined>;
 }
 
 /**

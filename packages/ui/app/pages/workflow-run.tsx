@@ -27,9 +27,17 @@ export function StatusBadge({ status }: { status: string }) {
 
 const pretty = (value: unknown): string => JSON.stringify(value, null, 2) ?? "undefined";
 
-/** One step of the run. */
-function Step({ step, index }: { step: ExecutionStep; index: number }) {
-  const id = `step-${index}`;
+/** One step of the run (also the workflow editor's inline result, with its own id prefix). */
+export function Step({
+  step,
+  index,
+  idPrefix = "step",
+}: {
+  step: ExecutionStep;
+  index: number;
+  idPrefix?: string;
+}) {
+  const id = `${idPrefix}-${index}`;
   // `$summary` is an export too: it is shown as the summary.
   const exports = Object.entries(step.exports ?? {}).filter(([name]) => name !== "$summary");
   return (

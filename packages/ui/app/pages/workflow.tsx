@@ -69,6 +69,9 @@ export function WorkflowPage() {
         <div>
           <h1>{w.name}</h1>
           <p class="muted mono small-text">{w.id}</p>
+          <a class="button small" href={`/workflows/${seg(w.id)}/edit`}>
+            Edit workflow
+          </a>
         </div>
         <Switch
           checked={w.active}
@@ -207,7 +210,11 @@ function RunNow({ workflow, onRun }: { workflow: Workflow; onRun: (exe: Executio
         setError(undefined);
         try {
           const body = event.trim() ? { event: JSON.parse(event) as unknown } : {};
-          await onRun(await api<Execution>("POST", `/v1/workflows/${seg(workflow.id)}/run`, body));
+          // A test run where the server has them: it fails at a failing step at once, where a
+          // plain manual run would wait hours for the retry policy's next try.
+          const test = await apiHas("POST", "/v1/workflows/{id}/test");
+          const path = `/v1/workflows/${seg(workflow.id)}/${test ? "test" : "run"}`;
+          await onRun(await api<Execution>("POST", path, body));
         } catch (err) {
           setError(
             err instanceof SyntaxError

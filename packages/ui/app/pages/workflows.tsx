@@ -24,7 +24,12 @@ export function WorkflowsPage() {
   const [notice, notify] = useNotice();
   return (
     <section>
-      <h1>Workflows</h1>
+      <div class="page-head">
+        <h1>Workflows</h1>
+        <a class="button primary" href="/workflows/new">
+          New workflow
+        </a>
+      </div>
       <p class="muted">
         A trigger and steps run one after another. Open one to run it now and see each step of its runs.
       </p>
@@ -33,8 +38,9 @@ export function WorkflowsPage() {
       {list.loading && !list.data ? <Loading what="workflows" /> : null}
       {list.data && list.data.length === 0 ? (
         <p class="empty">
-          No workflows yet. Write one in a file and create it with{" "}
-          <code>pd workflows create workflow.yaml</code>, or <code>POST /v1/workflows</code>.
+          No workflows yet. Build one with <a href="/workflows/new">New workflow</a>, or write one in a file
+          and create it with <code>pd workflows create workflow.yaml</code>, or{" "}
+          <code>POST /v1/workflows</code>.
         </p>
       ) : null}
       {list.data && list.data.length > 0 ? (

@@ -1,13 +1,72 @@
 /**
  * An app prop: pick one of the workspace's connected accounts of that app (`{ authProvisionId }`),
- * or connect a new one (`POST /v1/accounts`: a name and the credential fields that become `$auth`;
- * credentials are write-only and never shown again).
+ * connect one through OAuth ({@link ConnectAccountButton}: a popup to the provider, when the app has
+ * an OAuth client), or add one with keys (`POST /v1/accounts`: a name and the credential fields that
+ * become `$auth`; credentials are write-only and never shown again).
  */
 import { useState } from "preact/hooks";
 import { type ApiError, api, listAll } from "../api";
+import { connectInPopup } from "../connect-popup";
 import { asApiError, useLoad } from "../hooks";
-import type { Account } from "../types";
+import type { Account, OAuthClient } from "../types";
 import { ErrorNote } from "../widgets";
+
+/** The picker's value of an end user's account (`{ externalUserId }`). */
+const END_USER = "end-user:";
+
+/** How an account reads in a picker: its name and id, and whether it needs reconnecting. */
+export const accountLabel = (a: Account) =>
+  `${a.name} (${a.id})${a.status === "needs_reconnect" ? " — needs reconnect" : ""}`;
+
+/**
+ * "Connect <app> account" (or "Reconnect" with `accountId`): runs the OAuth flow in a popup and
+ * calls `onConnected` with the account. Renders nothing when the app has no OAuth client.
+ * Self-contained: any form with an app prop can place it.
+ */
+export function ConnectAccountButton({
+  app,
+  accountId,
+  label,
+  onConnected,
+}: {
+  app: string;
+  accountId?: string;
+  label?: string;
+  onConnected: (account: Account) => void;
+}) {
+  // The list, not GET /v1/oauth_clients/{app}: an app without a client is no error to log.
+  const client = useLoad(
+    async () => (await api<OAuthClient[]>("GET", "/v1/oauth_clients")).find((c) => c.app === app) ?? null,
+    [app],
+  );
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | undefined>();
+  if (!client.data) return null;
+  return (
+    <>
+      <button
+        type="button"
+        class="small primary"
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          setError(undefined);
+          try {
+            onConnected(await connectInPopup(app, accountId ? { accountId } : {}));
+          } catch (e) {
+            setError(asApiError(e));
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {busy ? "Waiting for the sign-in…" : (label ?? `Connect ${app} account`)}
+      </button>
+      <ErrorNote error={error} label="Could not connect the account" />
+    </>
+  );
+}
+
 import { describedBy, FieldNotes, type FieldProps, LabelText } from "./fields";
 
 /** The account picker with its "Add account" form. */
@@ -16,7 +75,11 @@ export function AccountField(props: FieldProps) {
   const app = prop.app ?? prop.name;
   const accounts = useLoad(() => listAll<Account>("/v1/accounts", { app }), [app]);
   const [adding, setAdding] = useState(false);
-  const chosen = (value as { authProvisionId?: string } | undefined)?.authProvisionId ?? "";
+  // A value set through the API may name an end user's account (`{ externalUserId }`, Connect): kept as an option.
+  const endUser = (value as { externalUserId?: string } | undefined)?.externalUserId;
+  const chosen = endUser
+    ? `${END_USER}${endUser}`
+    : ((value as { authProvisionId?: string } | undefined)?.authProvisionId ?? "");
   return (
     <div class="field">
       <label for={id}>
@@ -29,17 +92,32 @@ export function AccountField(props: FieldProps) {
           aria-describedby={describedBy(id, prop, error)}
           aria-invalid={error ? true : undefined}
           value={chosen}
-          onChange={(e) =>
-            onChange(e.currentTarget.value ? { authProvisionId: e.currentTarget.value } : undefined)
-          }
+          onChange={(e) => {
+            const v = e.currentTarget.value;
+            onChange(
+              v.startsWith(END_USER)
+                ? { externalUserId: v.slice(END_USER.length) }
+                : v
+                  ? { authProvisionId: v }
+                  : undefined,
+            );
+          }}
         >
           <option value="">{accounts.loading ? "Loading accounts…" : `No ${app} account`}</option>
+          {endUser ? <option value={`${END_USER}${endUser}`}>End user {endUser}'s account</option> : null}
           {(accounts.data ?? []).map((a) => (
             <option key={a.id} value={a.id}>
-              {a.name} ({a.id})
+              {accountLabel(a)}
             </option>
           ))}
         </select>
+        <ConnectAccountButton
+          app={app}
+          onConnected={async (account) => {
+            await accounts.reload();
+            onChange({ authProvisionId: account.id });
+          }}
+        />
         <button type="button" class="small" aria-expanded={adding} onClick={() => setAdding(!adding)}>
           Add {app} account
         </button>

@@ -5,6 +5,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { Markdown } from "../markdown";
 import { describeInterval } from "../triggers";
 import type { Prop } from "../types";
 import { labelOf, type Option, same, toOptions } from "./values";
@@ -41,9 +42,9 @@ export function FieldNotes({
   return (
     <>
       {prop.description ? (
-        <p id={`${id}-desc`} class="hint">
-          {prop.description}
-        </p>
+        <div id={`${id}-desc`} class="hint markdown">
+          <Markdown text={prop.description} />
+        </div>
       ) : null}
       {extra}
       {error ? (

@@ -4,6 +4,7 @@
  * `additionalProps()` (`POST /v1/components/{id}/reload_props`); a `ConfigurationError` it throws
  * is shown next to the prop that triggered it.
  */
+import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, seg } from "../api";
 import { asApiError } from "../hooks";
@@ -38,6 +39,21 @@ export interface PropFormProps {
   savedSecrets?: Set<string>;
   /** The source's HTTP endpoint, once deployed. */
   endpointUrl?: string | null;
+  /** The prefix of the inputs' ids (default `prop`): several forms on one page need their own. */
+  idPrefix?: string;
+  /**
+   * Wraps each input prop's field (a workflow step's: a variable picker beside it, a text field
+   * while its value is a `{{ }}` expression). Gets the prop's value, its setter and error.
+   */
+  wrapField?: (prop: Prop, field: WrappedField, input: ComponentChildren) => ComponentChildren;
+}
+
+/** What {@link PropFormProps.wrapField} gets of a field. */
+export interface WrappedField {
+  id: string;
+  value: unknown;
+  error: string | undefined;
+  onChange: (value: unknown) => void;
 }
 
 const REFRESH = "__refresh";
@@ -93,9 +109,16 @@ export function PropForm(p: PropFormProps) {
       {p.props.length === 0 ? <p class="muted">This component has no props to configure.</p> : null}
       {p.props.map((prop) => {
         const error = reloadError?.prop === prop.name ? reloadError.message : p.errors[prop.name];
-        return (
-          <PropInput key={prop.name} prop={prop} form={p} error={error} onChange={(v) => change(prop, v)} />
-        );
+        const onChange = (v: unknown) => change(prop, v);
+        const input = <PropInput key={prop.name} prop={prop} form={p} error={error} onChange={onChange} />;
+        if (!p.wrapField || !takesInput(prop)) return input;
+        const field = {
+          id: `${p.idPrefix ?? "prop"}-${prop.name}`,
+          value: p.values[prop.name],
+          error,
+          onChange,
+        };
+        return <div key={prop.name}>{p.wrapField(prop, field, input)}</div>;
       })}
       {hasReload ? (
         <div class="row">
@@ -129,7 +152,7 @@ function PropInput({
   error: string | undefined;
   onChange: (value: unknown) => void;
 }) {
-  const id = `prop-${prop.name}`;
+  const id = `${form.idPrefix ?? "prop"}-${prop.name}`;
   if (prop.type === "alert") {
     return (
       <div class={`alert alert-${prop.alertType ?? "info"}`} role="note">

@@ -59,16 +59,22 @@
         err.code = "unknown_prop";
         throw err;
       }
+      var pd;
+      if (Array.isArray(prop.propDefinition)) {
+        var app = prop.propDefinition[0];
+        pd = app && app.propDefinitions && app.propDefinitions[prop.propDefinition[1]];
+      }
+      // SPEC: page and prevContext are the caller's (reserved for paging); query reaches the method
+      // only when the prop (or its definition) has useQuery.
+      var useQuery = prop.useQuery !== undefined ? prop.useQuery === true : !!(pd && pd.useQuery === true);
       var base = {
         page: arg.page === undefined ? 0 : arg.page,
         prevContext: arg.prevContext === undefined ? {} : arg.prevContext,
       };
-      if (arg.query !== undefined) base.query = arg.query;
+      if (arg.query !== undefined && useQuery) base.query = arg.query;
       if (typeof prop.options === "function")
         return Promise.resolve(prop.options.call(thisObj, base)).then(normalizeOptions);
       if (Array.isArray(prop.propDefinition)) {
-        var app = prop.propDefinition[0];
-        var pd = app && app.propDefinitions && app.propDefinitions[prop.propDefinition[1]];
         if (pd && typeof pd.options === "function") {
           var appThis = null;
           for (var key of Object.keys(thisObj)) {
@@ -85,7 +91,10 @@
           var inputValues = prop.propDefinition[2];
           var extra =
             typeof inputValues === "function" ? inputValues(Object.assign({}, thisObj)) : inputValues || {};
-          return Promise.resolve(pd.options.call(appThis, Object.assign(base, extra))).then(normalizeOptions);
+          // The inputValues first: they cannot override what the caller pages with.
+          return Promise.resolve(pd.options.call(appThis, Object.assign({}, extra, base))).then(
+            normalizeOptions,
+          );
         }
         if (pd && Array.isArray(pd.options)) return { options: toJsonValue(pd.options, "options") };
       }
