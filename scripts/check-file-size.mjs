@@ -7,7 +7,14 @@ import { readFileSync } from "node:fs";
 
 const MAX_LINES = 500;
 const CODE = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
-const NOT_SOURCE = [/(^|\/)test\//, /\.test\.[cm]?[jt]sx?$/, /(^|\/)fixtures\//, /\.d\.ts$/, /(^|\/)dist\//];
+const NOT_SOURCE = [
+  /(^|\/)guest\/vendor\//,
+  /(^|\/)test\//,
+  /\.test\.[cm]?[jt]sx?$/,
+  /(^|\/)fixtures\//,
+  /\.d\.ts$/,
+  /(^|\/)dist\//,
+];
 
 // Temporary: files over the limit whose split is under way elsewhere. Each entry goes once its
 // file is under the limit (this check then fails until the entry is removed).

@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   bundle_failed: 422,
   module_not_found: 422,
   load_failed: 422,
+  native_module_unsupported: 422,
 
   // The engine (@hookline/engine).
   hook_failed: 422,

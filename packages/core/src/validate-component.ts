@@ -99,8 +99,10 @@ export function validateComponent(
       }
     }
   }
-  if (def.dedupe !== undefined) {
-    if (kind === "action") found.error("source_only", "dedupe", "dedupe is only available in sources");
+  if (def.dedupe !== undefined && kind === "action") {
+    // Real Pipedream actions declare it; Pipedream ignores it there, and so do we.
+    found.warn("source_only", "dedupe", "dedupe applies to sources only: this action's dedupe is ignored");
+  } else if (def.dedupe !== undefined) {
     if (!DEDUPE_STRATEGIES.includes(def.dedupe as never)) {
       found.error("invalid_value", "dedupe", `dedupe must be one of ${DEDUPE_STRATEGIES.join(", ")}`);
     }
@@ -155,7 +157,8 @@ export function describeComponent(
   };
   if (typeof def.key === "string") description.key = def.key;
   if (typeof def.description === "string") description.description = def.description;
-  if (typeof def.dedupe === "string") description.dedupe = def.dedupe as ComponentDescription["dedupe"];
+  if (typeof def.dedupe === "string" && description.type === "source")
+    description.dedupe = def.dedupe as ComponentDescription["dedupe"];
   if (warnings.length > 0) description.warnings = warnings;
   return { description, problems, warnings };
 }

@@ -6,6 +6,7 @@
  */
 import http from "node:http";
 import https from "node:https";
+import { type TlsOptions, tlsOptions } from "./_tls-options.js";
 import { createGuardedLookup, createUrlChecker, type SsrfGuardOptions } from "./ssrf.js";
 
 /** Default cap on the response body kept by {@link createGuardedSender}: 1 MiB. */
@@ -24,14 +25,18 @@ export interface GuardedSendOptions extends SsrfGuardOptions {
 export interface SendRequest {
   /** Upper-case method. */
   method: string;
-  /** Header names and values, sent as given (Node refuses invalid ones). */
-  headers: Record<string, string>;
+  /** Header names and values, sent as given (Node refuses invalid ones); a list sends the header once per value. */
+  headers: Record<string, string | string[]>;
   /** The body, if any. */
   body?: Buffer;
   /** Abort the whole exchange (connect, headers, body) after this many milliseconds. */
   timeoutMs?: number;
   /** Abort when this signal does (rejects with its reason). */
   signal?: AbortSignal;
+  /** TLS settings of an `https:` request (trusted `ca`, `rejectUnauthorized`, client certificate...). */
+  tls?: TlsOptions;
+  /** This request's cap on the body kept (default: the sender's `maxResponseBytes`). */
+  maxResponseBytes?: number;
 }
 
 /** What came back: the status and headers as Node parsed them, the body (capped). */
@@ -43,6 +48,10 @@ export interface SendResponse {
   body: Buffer;
   /** The destination, checked. */
   url: URL;
+  /** True when the body was longer than the cap (`body` holds its first bytes). */
+  truncated?: boolean;
+  /** The HTTP version the server answered with (`1.1`). */
+  httpVersion: string;
 }
 
 /** Rejection reason of a request that exceeded its time limit; `code` is always `"timeout"`. */
@@ -108,6 +117,7 @@ export function createGuardedSender(options: GuardedSendOptions = {}): GuardedSe
     if (request.body !== undefined) headers["content-length"] = String(request.body.length);
     const isHttps = url.protocol === "https:";
     const transport = isHttps ? https : http;
+    const cap = request.maxResponseBytes ?? maxBytes;
 
     return new Promise<SendResponse>((resolve, reject) => {
       let settled = false;
@@ -132,6 +142,8 @@ export function createGuardedSender(options: GuardedSendOptions = {}): GuardedSe
           headers,
           agent: isHttps ? httpsAgent : httpAgent,
           lookup,
+          // Node's https agent keeps connections with different TLS settings apart.
+          ...(isHttps && request.tls ? tlsOptions(request.tls) : {}),
         });
       } catch (error) {
         // An invalid header name or value, refused by Node before anything is sent.
@@ -153,14 +165,16 @@ export function createGuardedSender(options: GuardedSendOptions = {}): GuardedSe
             rawHeaders: res.rawHeaders,
             body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
             url,
+            httpVersion: res.httpVersion,
+            ...(truncated ? { truncated } : {}),
           });
           if (truncated) res.destroy();
         };
         res.on("data", (chunk: Buffer) => {
           if (truncated) return;
-          if (size + chunk.length > maxBytes) {
-            chunks.push(chunk.subarray(0, Math.max(0, maxBytes - size)));
-            size = maxBytes;
+          if (size + chunk.length > cap) {
+            chunks.push(chunk.subarray(0, Math.max(0, cap - size)));
+            size = cap;
             truncated = true;
             finish();
             return;

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 export * from "./destinations/index.js";
+export * from "./guarded-connect.js";
 export * from "./guarded-fetch.js";
 export * from "./guarded-send.js";
 export * from "./request-delivery.js";

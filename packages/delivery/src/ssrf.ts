@@ -303,9 +303,13 @@ function checkWith(guard: CompiledGuard, url: string | URL): URL {
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new SsrfError(`Scheme not allowed: ${parsed.protocol}`, { reason: "invalid_scheme" });
   }
-  const hostname = parsed.hostname;
+  checkHostWith(guard, parsed.hostname);
+  return parsed;
+}
+
+function checkHostWith(guard: CompiledGuard, hostname: string): void {
   if (!hostname) throw new SsrfError("URL has no host", { reason: "missing_host" });
-  if (isHostnameAllowed(guard, hostname)) return parsed;
+  if (isHostnameAllowed(guard, hostname)) return;
   const literal = normalizeIp(hostname);
   if (isIP(literal)) {
     if (!isAddressAllowed(guard, literal)) {
@@ -318,7 +322,26 @@ function checkWith(guard: CompiledGuard, url: string | URL): URL {
   } else if (METADATA_HOSTNAMES.includes(normalizeHostname(hostname))) {
     throw new SsrfError(`Destination host is blocked: ${hostname}`, { reason: "blocked_hostname", hostname });
   }
-  return parsed;
+}
+
+/**
+ * Returns a check of a bare host (a socket's destination, no URL): a literal private address or a
+ * metadata host name is refused unless allowed by `options`, as {@link checkUrl} does for a URL's
+ * host. Host names resolving to private addresses are caught at connect time by
+ * {@link createGuardedLookup}.
+ *
+ * @param options - Allow-list settings.
+ * @returns A function that throws {@link SsrfError} when the host is refused.
+ * @example
+ * ```ts
+ * const check = createHostChecker({});
+ * check("example.com"); // ok
+ * check("127.0.0.1"); // throws SsrfError
+ * ```
+ */
+export function createHostChecker(options: SsrfGuardOptions = {}): (hostname: string) => void {
+  const guard = compile(options);
+  return (hostname) => checkHostWith(guard, hostname);
 }
 
 // ---------------------------------------------------------------------------------------------

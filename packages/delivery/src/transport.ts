@@ -1,5 +1,6 @@
+import { createGuardedConnector, type GuardedConnector } from "./guarded-connect.js";
 import { createGuardedFetch, type GuardedFetchOptions } from "./guarded-fetch.js";
-import { createGuardedSender } from "./guarded-send.js";
+import { createGuardedSender, type GuardedSender } from "./guarded-send.js";
 
 /** Default per-request timeout of {@link createTransport}: 15 seconds (Svix uses 15 s). */
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -40,6 +41,17 @@ export interface Transport {
    * {@link RequestTimeoutError} (code `timeout`) or a network error.
    */
   post(url: string | URL, request?: PostRequest): Promise<PostResult>;
+  /**
+   * One guarded request with Node's view of the answer (raw headers, bytes), TLS settings and its
+   * own body cap: what components' `http.request` goes through. Absent from a transport an
+   * embedder wrote: components' `http` module then falls back to `fetch`.
+   */
+  request?: GuardedSender["send"];
+  /**
+   * Components' sockets (`net`, `tls`) and `dns.lookup`, under the same SSRF guard. Absent from a
+   * transport an embedder wrote: sockets are not available to components.
+   */
+  sockets?: GuardedConnector;
   /** Destroys the keep-alive agents. */
   close(): void;
 }
@@ -97,6 +109,8 @@ export function createTransport(options: TransportOptions = {}): Transport {
   return {
     fetch: guardedFetch,
     post,
+    request: (url, request) => sender.send(url, request),
+    sockets: createGuardedConnector(options),
     close: () => {
       sender.close();
       guardedFetch.close();

@@ -26,6 +26,7 @@ import { type DataStoreDeps, dataStoreBridge } from "./data-stores.js";
 import { dynamicPropsOf, finalProps } from "./dynamic-props.js";
 import { HTTP_INTERFACE } from "./interfaces.js";
 import { type AuthNote, type AuthStamp, authStale, authStampOf } from "./mount-auth.js";
+import { netBridges } from "./net-bridges.js";
 import { endpointUrl } from "./views.js";
 
 /** What a sandbox is built from: a source's id, workspace, stored prop values, endpoint and meta. */
@@ -226,6 +227,7 @@ export function createMounts(deps: MountsDeps): Mounts {
   const cache = new Map<string, { mounted: MountedComponent; version: string; auth: AuthStamp }>();
   const lanes = new Map<string, Lane>();
   const fetch = fetchBridge(deps.transport);
+  const network = netBridges(deps.transport);
   const components = new Map<string, SavedComponent>();
   const byEndpoint = new Map<string, { source: DeployedComponent | undefined; at: number }>();
   const inFlight = new Map<string, Set<Promise<unknown>>>();
@@ -309,6 +311,7 @@ export function createMounts(deps: MountsDeps): Mounts {
       bridges: {
         db: dbBridge(store, target.id, staged),
         fetch,
+        ...network,
         dataStore: dataStoreBridge(
           { store, clock: deps.clock, limits: deps.dataStoreLimits },
           target.workspaceId,

@@ -109,6 +109,8 @@ describe.each(MODES)("registry, apps and props over REST through %s", (mode) => 
         app: "http",
         own: true,
         type: "source",
+        app: "http",
+        own: true,
         description: "Emits its version",
         code_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
         configurable_props: [

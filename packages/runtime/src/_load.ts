@@ -45,6 +45,16 @@ export function withPinWarnings(
   description: ComponentDescription,
   packages: LoadedComponent["packages"],
 ): ComponentDescription {
+  // A package served from the cache because the registry could not be reached (any kind).
+  const offline = packages
+    .filter((p) => p.offline !== undefined)
+    .map((p) => ({
+      code: "package_from_cache",
+      path: `imports.${p.name}`,
+      message: `${p.name}@${p.version} came from the package cache: ${p.offline}; a newer version in the range may exist`,
+    }));
+  if (offline.length > 0)
+    description = { ...description, warnings: [...(description.warnings ?? []), ...offline] };
   if (description.type !== "action") return description;
   const pins = packages.filter((p) => p.range !== undefined);
   if (pins.length === 0) return description;
@@ -52,6 +62,38 @@ export function withPinWarnings(
     code: "action_version_pin",
     path: `imports.${p.name}`,
     message: `"${p.name}@${p.range}": a version in an import applies to sources only (SPEC); this action's import resolved to ${p.name}@${p.version} as written, but do not rely on the pin`,
+  }));
+  return { ...description, warnings: [...(description.warnings ?? []), ...warnings] };
+}
+
+/**
+ * A load that failed while a bundled package loads a native addon failed because of it (the
+ * sandbox runs no `.node` files): `native_module_unsupported`, naming the packages, at deploy.
+ */
+function nativeError(error: unknown, native: string[] | undefined): HooklineError | undefined {
+  if (!native || native.length === 0) return undefined;
+  if (!(error instanceof HooklineError && error.code === "load_failed")) return undefined;
+  // Only a failure about the addon itself (another one, say a missing module, stays load_failed).
+  if (!/\.node\b|native|binding|addon|Cannot find module '[^']*-(linux|darwin|win32)-/i.test(error.message))
+    return undefined;
+  const names = native.map((n) => `"${n}"`).join(", ");
+  return new HooklineError(
+    "native_module_unsupported",
+    `${names} ${native.length === 1 ? "needs" : "need"} a native addon (.node), which cannot run in the Hookline sandbox: ${error.message}`,
+    { packages: native, ...(error.details as object | undefined) },
+  );
+}
+
+/** A component that loaded although a package references a native addon: said as a warning. */
+function withNativeWarnings(
+  description: ComponentDescription,
+  native: string[] | undefined,
+): ComponentDescription {
+  if (!native || native.length === 0) return description;
+  const warnings = native.map((name) => ({
+    code: "native_addon_skipped",
+    path: `imports.${name}`,
+    message: `"${name}" references a native addon (.node), which cannot run in the sandbox; it loaded without it, and fails with MODULE_NOT_FOUND where it needs it`,
   }));
   return { ...description, warnings: [...(description.warnings ?? []), ...warnings] };
 }
@@ -116,7 +158,16 @@ export async function loadComponent(
   }
   let description = descriptions.get(output.hash);
   if (!description) {
-    description = withPinWarnings(describeLoaded(await describe(output.code)), output.packages);
+    let definition: unknown;
+    try {
+      definition = await describe(output.code);
+    } catch (error) {
+      throw nativeError(error, output.native) ?? error;
+    }
+    description = withNativeWarnings(
+      withPinWarnings(describeLoaded(definition), output.packages),
+      output.native,
+    );
     descriptions.set(output.hash, description);
   }
   return { bundle: output.code, hash: output.hash, description, packages: output.packages };

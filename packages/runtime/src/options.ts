@@ -47,4 +47,9 @@ export interface PoolOptions {
    * thread is terminated and replaced (default 2,000).
    */
   killAfterMs?: number;
+  /**
+   * How long a load or a mount waits for a turn on a thread when every thread is busy or being
+   * replaced, ms (default 60,000): past it, the load or mount fails with `service_unavailable`.
+   */
+  waitMs?: number;
 }

@@ -14,6 +14,7 @@ import { describeBundle, describeLoaded, loadComponent, toHooklineError } from "
 import { createBundler } from "./bundler/esbuild-bundler.js";
 import { packageResolvers } from "./bundler/packages.js";
 import type { Bundler } from "./bundler/types.js";
+import { type InternalMountOptions, SocketHost, type SocketLink } from "./net/socket-host.js";
 import type { RuntimeOptions } from "./options.js";
 import { createPoolRuntime } from "./pool/pool-runtime.js";
 import { DEFAULT_LIMITS, type GuestResult, Sandbox } from "./sandbox/sandbox.js";
@@ -100,6 +101,8 @@ class MountedInstance implements MountedComponent {
   private hasDb = false;
   private disposed = false;
   private readonly bridges: HostBridges;
+  /** The sockets of the current sandbox (closed with it). */
+  private link: SocketLink | undefined;
 
   constructor(
     private readonly mountOptions: MountOptions,
@@ -124,6 +127,9 @@ class MountedInstance implements MountedComponent {
   private async fresh(): Promise<Sandbox> {
     this.sandbox?.dispose();
     this.sandbox = undefined;
+    this.link?.close();
+    const { netLink } = this.mountOptions as InternalMountOptions;
+    this.link = netLink?.() ?? (this.bridges.net ? new SocketHost(this.bridges.net, this.limits) : undefined);
     let created: Awaited<ReturnType<typeof Sandbox.create>>;
     try {
       created = await Sandbox.create({
@@ -132,6 +138,7 @@ class MountedInstance implements MountedComponent {
         limits: this.limits,
         bridges: this.bridges,
         tmp: { key: this.tmpKey, maxBytes: this.limits.tmpBytes },
+        ...(this.link ? { net: this.link } : {}),
         // Described once: from the caller's description, else by the first sandbox.
         describe: !this.description,
       });
@@ -172,6 +179,7 @@ class MountedInstance implements MountedComponent {
     let sandbox = this.sandbox;
     if (!sandbox || sandbox.broken || sandbox.invocations >= this.recycleAfter) sandbox = await this.fresh();
     if (this.hasDb && this.bridges.db) arg.db = await this.bridges.db.entries();
+    this.link?.begin();
     const raw = await sandbox.invoke(kind, arg, timeoutMs, memoryBytes);
     await this.writeBack(raw);
     return toInvocationResult(raw, performance.now() - started);
@@ -247,6 +255,7 @@ class MountedInstance implements MountedComponent {
     this.disposed = true;
     this.sandbox?.dispose();
     this.sandbox = undefined;
+    this.link?.close();
     Sandbox.releaseTmp(this.tmpKey);
     this.onDispose?.();
   }

@@ -34,7 +34,7 @@ export interface LoadedComponent {
    * named (`import x from "pkg@^1.2"`; several are comma-separated), if any. SPEC: such pins apply
    * to sources only.
    */
-  packages: { name: string; version: string; range?: string }[];
+  packages: { name: string; version: string; range?: string; offline?: string }[];
 }
 
 /** An HTTP request a component makes through `fetch` or `axios`, handed to the host. */
@@ -55,6 +55,75 @@ export interface BridgeResponse {
   body: string;
   bodyEncoding?: "utf8" | "base64";
 }
+
+/** TLS settings of a component's `https` request or `tls` socket (certificates and keys as PEM text). */
+export interface BridgeTlsOptions {
+  servername?: string;
+  /** Refuse an untrusted certificate (default true, as in Node). */
+  rejectUnauthorized?: boolean;
+  ca?: string | string[];
+  cert?: string | string[];
+  key?: string | string[];
+  passphrase?: string;
+  minVersion?: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
+  maxVersion?: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
+  ciphers?: string;
+  ALPNProtocols?: string[];
+}
+
+/** A request a component makes through Node's `http`/`https` modules, handed to the host whole. */
+export interface HttpBridgeRequest {
+  url: string;
+  method: string;
+  /** Header names as the component wrote them; a list sends the header once per value. */
+  headers: Record<string, string | string[]>;
+  /** The body, base64. */
+  body?: string;
+  tls?: BridgeTlsOptions;
+  /** Give up after this long (the invocation's remaining time, or the component's own timeout). */
+  timeoutMs: number;
+  /** Fail (`response_too_large`) past this many body bytes (`limits.httpResponseBytes`). */
+  maxResponseBytes: number;
+}
+
+/** The host's answer to an {@link HttpBridgeRequest}: Node's view of the response. */
+export interface HttpBridgeResponse {
+  status: number;
+  statusText: string;
+  httpVersion: string;
+  /** Alternating names and values, as received. */
+  rawHeaders: string[];
+  /** The body, base64. */
+  body: string;
+  /** True when the body was longer than `maxResponseBytes` (then cut). */
+  truncated?: boolean;
+}
+
+/** A socket a component opens with `net.connect` or `tls.connect`. */
+export interface SocketRequest {
+  host: string;
+  port: number;
+  tls?: BridgeTlsOptions;
+  family?: 4 | 6;
+  timeoutMs?: number;
+}
+
+/**
+ * Opens components' sockets on the host. `connect` must apply the SSRF guard (the engine passes
+ * its transport's guarded connector) and resolve once connected (TLS: once the handshake is done).
+ * The runtime owns the sockets' caps, idle timeouts and closing (docs/security.md, "Sockets").
+ */
+export interface NetBridge {
+  /** Opens a socket (TLS when `request.tls` is given); resolves once connected. */
+  connect(request: SocketRequest): Promise<NetSocket>;
+  /** Starts TLS on a connected socket (`tls.connect({ socket })`, STARTTLS). */
+  upgrade(socket: NetSocket, options: BridgeTlsOptions & { timeoutMs?: number }): Promise<NetSocket>;
+  /** `dns.lookup(hostname, { all: true })` behind the same guard. */
+  lookup(hostname: string, options?: { family?: 4 | 6 }): Promise<{ address: string; family: number }[]>;
+}
+
+/** A connected host socket (a `net.Socket` or `tls.TLSSocket`). */
+export type NetSocket = import("node:net").Socket;
 
 /** Functions the caller supplies; the sandbox reaches the outside world only through these. */
 export interface HostBridges {
@@ -77,6 +146,13 @@ export interface HostBridges {
    * call, answered with its JSON result. Absent: a data store's methods fail clearly.
    */
   dataStore?: (request: DataStoreRequest) => Promise<unknown>;
+  /**
+   * Node's `http.request`/`https.request` (the engine passes its SSRF-guarded transport). Absent:
+   * those requests fail clearly. Rejections keep their `code` (`ssrf_blocked`, `ECONNREFUSED`...).
+   */
+  http?: (request: HttpBridgeRequest) => Promise<HttpBridgeResponse>;
+  /** Sockets (`net`, `tls`) and `dns.lookup`. Absent: they fail clearly. */
+  net?: NetBridge;
 }
 
 /**
@@ -119,6 +195,16 @@ export interface Limits {
    * (default 64 MB). Writes past it fail with `ENOSPC`.
    */
   tmpBytes: number;
+  /** Sockets (`net`, `tls`) a mounted component may have open at once (default 16). */
+  sockets: number;
+  /** Sockets an invocation may open (default 64). */
+  socketsPerInvocation: number;
+  /** Bytes sent and received on sockets during one invocation, bytes (default 64 MB). */
+  socketBytes: number;
+  /** A socket with no traffic either way for this long is closed, ms (default 300,000). */
+  socketIdleMs: number;
+  /** Largest body of a response to `http.request`, bytes (default 16 MB). */
+  httpResponseBytes: number;
 }
 
 /** Everything needed to mount one deployed component. */

@@ -56,6 +56,8 @@ export interface FakeRegistry {
   requests: string[];
   /** The packages served (add or change entries between requests). */
   packages: FakePackages;
+  /** Dist-tags besides `latest` (the highest version), by package (change between requests). */
+  tags: Record<string, Record<string, string>>;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export interface FakeRegistry {
 export async function startFakeRegistry(packages: FakePackages): Promise<FakeRegistry> {
   const tarballs = new Map<string, Buffer>();
   const requests: string[] = [];
+  const tags: Record<string, Record<string, string>> = {};
   let url = "";
 
   function packument(name: string) {
@@ -80,7 +83,7 @@ export async function startFakeRegistry(packages: FakePackages): Promise<FakeReg
     const latest = Object.keys(versions)
       .sort((a, b) => a.localeCompare(b, undefined, { numeric: true }))
       .at(-1);
-    return { name, "dist-tags": { latest }, versions };
+    return { name, "dist-tags": { latest, ...tags[name] }, versions };
   }
 
   const server: Server = createServer((req, res) => {
@@ -101,6 +104,7 @@ export async function startFakeRegistry(packages: FakePackages): Promise<FakeReg
     url,
     requests,
     packages,
+    tags,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

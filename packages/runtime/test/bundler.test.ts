@@ -193,17 +193,17 @@ describe("npm resolver", () => {
     expect(await emitted(runtimeWith({ resolvers: npm() }), code, { n: 7 })).toBe("hello 7");
     expect(existsSync(join(cacheDir, "hello@1.0.0", "node_modules", "hello", "package.json"))).toBe(true);
     expect(existsSync(join(cacheDir, "hello@1.0.0", "node_modules", "hello", "index.js"))).toBe(true);
-    const asked = requests.length;
-    expect(asked).toBe(2);
-    // A fresh runtime (so no bundle cache): the package comes from the cache folder.
-    expect(await emitted(runtimeWith({ resolvers: npm() }), code, { n: 8 })).toBe("hello 8");
-    expect(requests.length).toBe(asked);
-    // The npm resolver alone checks the cache first as well.
-    const alone = runtimeWith({
-      resolvers: [npmResolver({ cacheDir, registry: base, fetch: globalThis.fetch })],
-    });
-    expect(await emitted(alone, code, { n: 9 })).toBe("hello 9");
-    expect(requests.length).toBe(asked);
+    expect(requests).toEqual(["/hello", "/-/hello-1.0.0.tgz"]);
+    // A fresh runtime (so no bundle cache): the range is resolved against the registry again, and
+    // the version it picks comes from the cache folder, not downloaded again.
+    const alone = () =>
+      runtimeWith({ resolvers: [npmResolver({ cacheDir, registry: base, fetch: globalThis.fetch })] });
+    expect(await emitted(alone(), code, { n: 8 })).toBe("hello 8");
+    expect(requests).toEqual(["/hello", "/-/hello-1.0.0.tgz", "/hello"]);
+    // An exact version that is cached needs no registry at all.
+    const exact = component(`import hello from "hello@1.0.0";`, "hello(event.n)");
+    expect(await emitted(alone(), exact, { n: 9 })).toBe("hello 9");
+    expect(requests).toHaveLength(3);
   });
 
   it("downloads scoped packages", async () => {
@@ -235,12 +235,16 @@ describe("npm resolver", () => {
       ...registry.packages.moving,
       "1.1.0": { files: { "index.js": 'module.exports = "moving 1.1.0";' } },
     };
-    // Cached 1.0.0 does not hide the new latest; a range the cache satisfies still uses the cache.
+    // Cached 1.0.0 hides neither the new latest nor the highest version of a range it satisfies.
     expect(await emitted(runtimeWith({ resolvers: resolvers() }), code)).toBe("moving 1.1.0");
+    expect(
+      await emitted(
+        runtimeWith({ resolvers: resolvers() }),
+        component(`import moving from "moving@^1.0.0";`, "moving"),
+      ),
+    ).toBe("moving 1.1.0");
     const ranged = component(`import moving from "moving@~1.0";`, "moving");
-    const asked = requests.length;
     expect(await emitted(runtimeWith({ resolvers: resolvers() }), ranged)).toBe("moving 1.0.0");
-    expect(requests.length).toBe(asked);
     // With the registry unreachable, the highest cached version serves the import.
     const down = await unreachableUrl();
     const offline = () => [npmResolver({ cacheDir, registry: down })];
@@ -249,7 +253,43 @@ describe("npm resolver", () => {
       code: component(`import moving from "moving@^1";`, "moving"),
       filename: "component.mjs",
     });
-    expect(loaded.packages).toEqual([{ name: "moving", version: "1.1.0", range: "^1" }]);
+    expect(loaded.packages).toEqual([
+      {
+        name: "moving",
+        version: "1.1.0",
+        range: "^1",
+        offline: expect.stringMatching(/could not be reached/),
+      },
+    ]);
+    // ... and the load says so, as a warning.
+    expect(loaded.description.warnings).toContainEqual({
+      code: "package_from_cache",
+      path: "imports.moving",
+      message: expect.stringMatching(
+        /^moving@1\.1\.0 came from the package cache: the npm registry http:\/\/127\.0\.0\.1:\d+ could not be reached/,
+      ),
+    });
+  });
+
+  it("orders prereleases as npm does and resolves dist-tags other than latest", async () => {
+    const pre = (v: string) => ({ files: { "index.js": `module.exports = "pre ${v}";` } });
+    registry.packages.pre = {
+      "2.0.0-beta.2": pre("2.0.0-beta.2"),
+      "2.0.0-beta.10": pre("2.0.0-beta.10"),
+      "1.4.0": pre("1.4.0"),
+    };
+    registry.tags.pre = { latest: "1.4.0", next: "2.0.0-beta.10", legacy: "1.4.0" };
+    const resolver = npmResolver({ cacheDir, registry: base });
+    expect((await resolver.resolve("pre", "^2.0.0-beta.1"))?.version).toBe("2.0.0-beta.10");
+    expect((await resolver.resolve("pre", ">=2.0.0-beta.2 <2.0.0-beta.3"))?.version).toBe("2.0.0-beta.2");
+    expect((await resolver.resolve("pre", "next"))?.version).toBe("2.0.0-beta.10");
+    expect((await resolver.resolve("pre", "*"))?.version).toBe("1.4.0");
+    expect((await resolver.resolve("pre", "^1"))?.version).toBe("1.4.0");
+    const code = component(`import pre from "pre@next";`, "pre");
+    expect(await emitted(runtimeWith({ resolvers: [resolver] }), code)).toBe("pre 2.0.0-beta.10");
+    await expect(resolver.resolve("pre", "nightly")).rejects.toThrow(
+      '"nightly" is neither a version range nor a dist-tag of the package (its tags: latest, next, legacy)',
+    );
   });
 
   it("shares one download between deploys that need the same version at once", async () => {

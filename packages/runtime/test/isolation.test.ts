@@ -14,7 +14,7 @@ describe("isolation", () => {
           const attempt = (name, fn) => { try { probes[name] = fn(); } catch (e) { probes[name] = "threw: " + e.message; } };
           attempt("processKeys", () => Object.keys(process).sort().join(","));
           attempt("env", () => JSON.stringify(process.env));
-          attempt("exit", () => typeof process.exit);
+          attempt("exit", () => { try { process.exit(1); return "exited"; } catch (e) { return e.code; } });
           attempt("binding", () => typeof process.binding);
           attempt("require", () => typeof require);
           attempt("moduleRequire", () => typeof module);
@@ -24,8 +24,12 @@ describe("isolation", () => {
           attempt("std", () => typeof globalThis.std + "/" + typeof globalThis.os);
           attempt("importFs", () => typeof import.meta);
           let dynamicImport;
-          try { await import("fs"); dynamicImport = "imported"; } catch (e) { dynamicImport = "threw"; }
+          // QuickJS's own module loader (an import() the bundler did not see) has nothing behind it.
+          try { await new Function("return import('fs')")(); dynamicImport = "imported"; } catch (e) { dynamicImport = "threw"; }
           probes.dynamicImport = dynamicImport;
+          // The bundler's import() is require() in a promise: the sandbox's fs, /tmp only.
+          const viaImport = await import("fs");
+          try { viaImport.readFileSync("/etc/passwd"); probes.importedFs = "read"; } catch (e) { probes.importedFs = e.code; }
           return probes;
         },
       };`;
@@ -34,10 +38,10 @@ describe("isolation", () => {
     const p = r.returnValue as Record<string, string>;
     // Fixed values only (title, arch, pid, execPath are what packages read at load), nothing of the host.
     expect(p.processKeys).toBe(
-      "arch,argv,cwd,emitWarning,env,execPath,hrtime,nextTick,pid,platform,stderr,stdout,title,version,versions",
+      "addListener,arch,argv,config,cpuUsage,cwd,emit,emitWarning,env,execArgv,execPath,exit,exitCode,features,hrtime,listenerCount,listeners,memoryUsage,nextTick,off,on,once,pid,platform,prependListener,prependOnceListener,release,removeAllListeners,removeListener,setMaxListeners,stderr,stdout,title,umask,uptime,version,versions",
     );
     expect(p.env).toBe('{"PD_COMPONENT":"dc_test"}');
-    expect(p.exit).toBe("undefined");
+    expect(p.exit).toBe("ERR_NOT_AVAILABLE_IN_SANDBOX");
     expect(p.binding).toBe("undefined");
     expect(p.globalRequire).toBe("undefined");
     // `global` is the sandbox's own global object (Node's name for it), not the host's.
@@ -45,6 +49,7 @@ describe("isolation", () => {
     expect(p.ctorEscape).toBe("undefined");
     expect(p.std).toBe("undefined/undefined");
     expect(p.dynamicImport).toBe("threw");
+    expect(p.importedFs).toBe("EACCES");
     m.dispose();
   });
 

@@ -483,10 +483,10 @@ describe("shims and built-in modules", () => {
   it("loads packages that require Node modules it cannot give; using one throws, naming the call", async () => {
     const loaded = await runtime.load({
       filename: "cp.mjs",
-      code: `import cp from "node:child_process"; import https from "https"; import { isDate } from "util/types";
-        class Agent extends https.Agent {}
+      code: `import cp from "node:child_process"; import threads from "worker_threads"; import { isDate } from "util/types";
+        class Worker extends threads.Worker {}
         export default { name: "C", version: "1", run(event) {
-          if (event.agent) return new Agent();
+          if (event.agent) return new Worker("x.js");
           return [isDate(new Date()), typeof cp.execSync, cp.execSync("gcloud auth print-access-token")];
         } };`,
     });
@@ -496,7 +496,7 @@ describe("shims and built-in modules", () => {
       message: "child_process.execSync() is not available in the Hookline sandbox",
     });
     expect((await m.run({ agent: true })).error?.message).toBe(
-      "new https.Agent() is not available in the Hookline sandbox",
+      "new worker_threads.Worker() is not available in the Hookline sandbox",
     );
     m.dispose();
   });
@@ -520,7 +520,7 @@ describe("shims and built-in modules", () => {
         return [global === globalThis && __dirname === "/" && typeof __filename === "string", quiet(), typeof process.title, traced.traceSync((a, b) => a + b, {}, null, 2, 3),
           traced.hasSubscribers, seen, [end, buf.readInt32BE(1), buf.readUint8(4), buf.readDoubleLE(8), range],
           [process.stdout.fd, process.stderr.isTTY, tty.isatty(2)], sql, [made.status, made.headers.get("x-a"), await made.text()],
-          [crypto.getHashes().includes("sha256"), crypto.getCiphers().length]];
+          [crypto.getHashes().includes("sha256"), crypto.getCiphers().includes("aes-256-gcm")]];
       } };`,
     );
     expect((await m.run({})).returnValue).toEqual([
@@ -534,7 +534,7 @@ describe("shims and built-in modules", () => {
       [1, false, false],
       "ConfigurationError: executeQuery not implemented",
       [201, "b", "hi"],
-      [true, 0],
+      [true, true],
     ]);
     m.dispose();
   });

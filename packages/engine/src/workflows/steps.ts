@@ -20,6 +20,7 @@ import { componentFromKey } from "../components.js";
 import type { EngineContext } from "../context.js";
 import { dataStoreBridge } from "../data-stores.js";
 import { fetchBridge } from "../mounts.js";
+import { netBridges } from "../net-bridges.js";
 
 /** A step's component, ready to run. @internal */
 export interface PreparedStep {
@@ -233,6 +234,7 @@ export async function stepSandbox(
     props: {},
     bridges: {
       fetch: fetchBridge(ctx.transport),
+      ...netBridges(ctx.transport),
       dataStore: dataStoreBridge(ctx, prepared.workspaceId),
     },
   });

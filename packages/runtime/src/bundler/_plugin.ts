@@ -10,7 +10,7 @@ import { builtinModules } from "node:module";
 import { dirname, join, posix, sep } from "node:path";
 import type { StateHolder } from "./_contexts.js";
 import type { ResolutionCache } from "./_resolution-cache.js";
-import { parseSpecifier } from "./_semver.js";
+import { parseSpecifier } from "./_specifier.js";
 import type { PackageResolver } from "./types.js";
 
 /** Modules the sandbox provides itself; never bundled. */
@@ -52,11 +52,32 @@ export interface BuildState {
   componentDir: string;
   entryPath: string;
   /** The packages bundled in, with the ranges the component's own imports named. */
-  packages: Map<string, { version: string; ranges: Set<string> }>;
+  packages: Map<string, { version: string; ranges: Set<string>; offline?: string }>;
   /** Relative imports not among the files, as paths relative to the entry's folder. */
   missing: Set<string>;
   /** The version of the package at a root, read once per build. */
   versionOf: (root: string) => string;
+  /** Packages that load a native addon (a `.node` file, or through a loader such as `bindings`). */
+  native: Set<string>;
+}
+
+/** Packages whose only job is to find and load a native addon. */
+const NATIVE_LOADERS = new Set([
+  "bindings",
+  "node-gyp-build",
+  "node-pre-gyp",
+  "@mapbox/node-pre-gyp",
+  "prebuild-install",
+]);
+/** A prebuilt addon package of napi-rs and similar (`@napi-rs/snappy-linux-x64-gnu`). */
+const PLATFORM_ADDON = /-(linux|darwin|win32|android|freebsd)-(x64|arm64|arm|ia32)(-|$)/;
+
+/** The npm package a file of `node_modules` belongs to (the innermost), or undefined. */
+export function packageOf(file: string): string | undefined {
+  const parts = file.split(/[\\/]node_modules[\\/]/);
+  if (parts.length < 2) return undefined;
+  const rest = (parts[parts.length - 1] as string).split(/[\\/]/);
+  return rest[0]?.startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0];
 }
 
 function loaderFor(path: string): "js" | "ts" | "json" {
@@ -140,6 +161,7 @@ export function hooklinePlugin(
       const { packages } = current();
       const used = packages.get(name) ?? { version: found.version, ranges: new Set<string>() };
       if (!inFile && range) used.ranges.add(range);
+      if (found.offline) used.offline = found.offline;
       packages.set(name, used);
       return { path: result.path, namespace: "file" };
     }
@@ -161,10 +183,14 @@ export function hooklinePlugin(
     name: "hookline",
     setup(b) {
       // A native addon (`.node`) cannot run in the sandbox: packages load it in a try block
-      // (ssh2's optional crypto binding), so it fails when required, as a missing module.
-      b.onResolve({ filter: /\.node$/ }, (args) =>
-        args.namespace === NAMESPACE ? undefined : { path: `${MISSING_PREFIX}${args.path}`, external: true },
-      );
+      // (ssh2's optional crypto binding), so it fails when required, as a missing module. The
+      // package is remembered: a load that then fails is `native_module_unsupported` (_load.ts).
+      b.onResolve({ filter: /\.node$/ }, (args) => {
+        if (args.namespace === NAMESPACE) return undefined;
+        const owner = packageOf(args.importer);
+        if (owner) current().native.add(owner);
+        return { path: `${MISSING_PREFIX}${args.path}`, external: true };
+      });
       const onResolve = async (
         args: import("esbuild").OnResolveArgs,
       ): Promise<import("esbuild").OnResolveResult | undefined> => {
@@ -196,6 +222,11 @@ export function hooklinePlugin(
           };
         }
         if (!bare) return undefined;
+        const wanted = parseSpecifier(spec).name;
+        if (NATIVE_LOADERS.has(wanted) || PLATFORM_ADDON.test(wanted)) {
+          const owner = packageOf(args.importer);
+          if (owner) current().native.add(owner);
+        }
         // A package importing its own dependency: node resolution first (remembered across
         // builds while the package's version stays), then the resolvers.
         const known = resolutions.get(args.resolveDir, spec, args.kind, versionOf);

@@ -139,6 +139,9 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
     legalComments: "none",
     logLevel: "silent",
     define: { "process.env.NODE_ENV": '"production"' },
+    // `await import("node:stream")` or a lazily imported dependency: a require() in a promise, as
+    // QuickJS has no module loader behind the bundle.
+    supported: { "dynamic-import": false },
     // An ES module component runs in strict mode, as it does on Pipedream (ES modules are strict):
     // writing to a frozen object such as `$auth` throws instead of doing nothing. The CommonJS
     // output format would otherwise drop that. `.cjs` and CommonJS `.js` files stay sloppy.
@@ -163,6 +166,7 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
       componentDir,
       entryPath,
       packages: new Map(),
+      native: new Set(),
       missing: new Set(),
       versionOf: ResolutionCache.versions(),
     };
@@ -178,10 +182,14 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
     return {
       code,
       hash: createHash("sha256").update(code).digest("hex"),
-      packages: [...state.packages].map(([name, { version, ranges }]) =>
-        ranges.size > 0 ? { name, version, range: [...ranges].sort().join(", ") } : { name, version },
-      ),
+      packages: [...state.packages].map(([name, { version, ranges, offline }]) => ({
+        name,
+        version,
+        ...(ranges.size > 0 ? { range: [...ranges].sort().join(", ") } : {}),
+        ...(offline ? { offline } : {}),
+      })),
       warnings: result.warnings.map((w) => w.text),
+      ...(state.native.size > 0 ? { native: [...state.native].sort() } : {}),
     };
   }
 

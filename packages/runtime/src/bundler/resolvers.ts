@@ -7,8 +7,12 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { maxSatisfying, satisfies } from "./_semver.js";
+import { isLatest, isRange, maxSatisfying, satisfies } from "./_specifier.js";
 import { extractTarball } from "./_tar.js";
+
+const semverValid = (range: string) =>
+  /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/.test(range.trim());
+
 import type { PackageResolver } from "./types.js";
 
 function readVersion(dir: string): string | undefined {
@@ -112,17 +116,15 @@ function checkIntegrity(data: Uint8Array, integrity: string | undefined, shasum:
 /** The registry could not be asked (network error, timeout, 5xx): the cache may still serve. */
 class RegistryUnreachable extends Error {}
 
-/** True for an import that names no version: it takes the registry's `latest`. */
-const isLatest = (range: string) => range === "" || range === "latest" || range === "*";
-
 /**
- * Downloads packages from an npm registry into `cacheDir`. An import with a range (`pkg@^1.2`) is
- * served from the cache when a cached version satisfies it; otherwise, and for an import without a
- * range (which takes the registry's `latest`, as SPEC's "resolved to the latest version at deploy
- * time" says), the packument picks the version, a cached copy of it is used, else its tarball is
- * downloaded, its integrity checked before anything is unpacked, and it lands where a
- * {@link cacheResolver} finds it. When the registry cannot be reached, the highest cached version
- * that satisfies the range is used, so deploys work offline once a package was fetched.
+ * Downloads packages from an npm registry into `cacheDir`. Every import but an exact version asks
+ * the registry (its list of versions is reused for `packumentTtlMs`), as SPEC's "resolved to their
+ * latest versions at deploy time" says: a range (`pkg@^1.2`) takes the highest published version
+ * in it, a dist-tag (`pkg@next`) its version, no version the `latest` tag. A cached copy of that
+ * version is used, else its tarball is downloaded, its integrity checked before anything is
+ * unpacked, and it lands where a {@link cacheResolver} finds it. Only when the registry cannot be
+ * reached does the highest cached version that satisfies the import serve it, and the result's
+ * `offline` says so (the bundler turns it into a `package_from_cache` warning).
  * Failures throw errors naming the package, the range and the reason.
  *
  * @example
@@ -205,7 +207,8 @@ export function npmResolver(options: NpmResolverOptions): PackageResolver {
   return {
     name: "npm",
     async resolve(name, range) {
-      if (!isLatest(range)) {
+      // An exact version never changes once published (and its integrity was checked).
+      if (semverValid(range)) {
         const cached = await cache.resolve(name, range);
         if (cached) return cached;
       }
@@ -214,17 +217,23 @@ export function npmResolver(options: NpmResolverOptions): PackageResolver {
         packument = await packumentOf(name);
       } catch (error) {
         if (!(error instanceof RegistryUnreachable)) throw error;
-        const cached = await cache.resolve(name, isLatest(range) ? "*" : range);
-        if (cached) return cached;
+        // Offline: the highest cached version that satisfies the import, and the result says so.
+        const cached = isRange(range) ? await cache.resolve(name, isLatest(range) ? "*" : range) : undefined;
+        if (cached) return { ...cached, offline: `the npm registry ${error.message}` };
         throw new Error(`the npm registry ${error.message}, and the package cache has no version of it`);
       }
       if (packument === undefined) return undefined;
-      const latest = packument["dist-tags"]?.latest;
+      const tags = packument["dist-tags"] ?? {};
+      const latest = tags.latest;
+      // `latest` (or no version), another dist-tag (`next`), or a range over the published versions.
+      const tagged = isLatest(range) ? latest : isRange(range) ? undefined : tags[range];
       const version =
-        isLatest(range) && latest ? latest : maxSatisfying(Object.keys(packument.versions ?? {}), range);
+        tagged ?? (isRange(range) ? maxSatisfying(Object.keys(packument.versions ?? {}), range) : undefined);
       if (version === undefined)
         throw new Error(
-          `the npm registry has no version that matches${latest ? ` (latest is ${latest})` : ""}`,
+          isRange(range)
+            ? `the npm registry has no version that matches${latest ? ` (latest is ${latest})` : ""}`
+            : `"${range}" is neither a version range nor a dist-tag of the package (its tags: ${Object.keys(tags).join(", ") || "none"})`,
         );
       const entry = cacheEntry(options.cacheDir, name, version);
       if (existsSync(join(entry.dir, "package.json"))) return { dir: entry.dir, version };

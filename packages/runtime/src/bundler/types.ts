@@ -19,7 +19,15 @@ export interface PackageResolver {
    * `range` (`*` or `latest` when the import named none), or undefined when this resolver
    * does not have it.
    */
-  resolve(name: string, range: string): Promise<{ dir: string; version: string } | undefined>;
+  resolve(name: string, range: string): Promise<ResolvedPackage | undefined>;
+}
+
+/** A package a {@link PackageResolver} found. */
+export interface ResolvedPackage {
+  dir: string;
+  version: string;
+  /** Why a cached version was used without asking the registry (it could not be reached). */
+  offline?: string;
 }
 
 /** What the bundler produced. */
@@ -32,8 +40,14 @@ export interface BundleOutput {
    * The packages bundled in, with the versions used, and the range(s) the component's own
    * imports named (comma-separated) (`import x from "pkg@^1.2"`), if any.
    */
-  packages: { name: string; version: string; range?: string }[];
+  packages: { name: string; version: string; range?: string; offline?: string }[];
   warnings: string[];
+  /**
+   * Packages bundled in that load a native addon (`.node`, or through `bindings`,
+   * `node-gyp-build`...), which cannot run in the sandbox: a load that fails with one is
+   * `native_module_unsupported`.
+   */
+  native?: string[];
 }
 
 /** Bundles component source into one sandbox-ready script. */

@@ -50,10 +50,19 @@ export function createPoolRuntime(options: RuntimeOptions): PoolRuntime {
     recycleAfter: options.recycleAfter ?? 10_000,
     stallMs: options.pool?.stallMs ?? 25,
     killAfterMs: options.pool?.killAfterMs ?? 2_000,
+    waitMs: options.pool?.waitMs ?? 60_000,
     async onCall(key, op, request) {
+      if (op === "net.poll" || op === "dns") {
+        const mount = mounts.get(key);
+        if (!mount) throw new Error("the component is unmounted");
+        return mount.socketCall(op, request as { link: string });
+      }
       const bridge = mounts.get(key)?.bridges[op] as ((r: never) => Promise<unknown>) | undefined;
       if (!bridge) throw new Error(`${op} is not available: this runtime has no ${op} bridge`);
       return bridge(request as never);
+    },
+    onNet(message) {
+      mounts.get(message.key)?.socketCommand(message.link, message.cmd);
     },
     onKilled(thread: PoolThread) {
       for (const key of thread.mounts) mounts.get(key)?.lostThread();
@@ -63,28 +72,29 @@ export function createPoolRuntime(options: RuntimeOptions): PoolRuntime {
 
   async function describe(bundle: string): Promise<unknown> {
     let avoid: PoolThread | undefined;
-    for (let attempt = 0; attempt < 8; attempt++) {
+    const since = Date.now();
+    for (let attempt = 0; ; attempt++) {
       const thread = pool.pick(avoid);
       const reply = await thread.request({ t: "describe", bundle }, defaults.runTimeoutMs);
       if (reply.kind === "done") {
         if (reply.error) rethrow(reply.error);
         return reply.value;
       }
-      if (reply.kind === "killed") {
+      // Only the load that held the thread past its deadline fails; a load whose thread was
+      // replaced because of another component's, or moved off a stuck thread, waits its turn.
+      if (reply.kind === "killed" && reply.overdue) {
         throw toHooklineError(
           Object.assign(
             new Error(
-              reply.overdue
-                ? `The component threw while loading: it ran past ${defaults.runTimeoutMs} ms and could not be interrupted`
-                : "The component's sandbox thread was replaced while it was loading",
+              `The component threw while loading: it ran past ${defaults.runTimeoutMs} ms and could not be interrupted`,
             ),
             { code: "load_failed" },
           ),
         );
       }
       avoid = thread;
+      await pool.waitTurn(since, attempt, "loaded");
     }
-    throw toHooklineError(new Error("No sandbox thread is free to load the component"));
   }
 
   return {

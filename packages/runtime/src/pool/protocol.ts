@@ -5,6 +5,7 @@
  * pair each.
  */
 import type { MessagePort } from "node:worker_threads";
+import type { NetCommand } from "../net/socket-host.js";
 import type { Limits, MountOptions } from "../types.js";
 
 /** Slots of the claim table: an invocation is claimed by the worker or cancelled by the pool. */
@@ -36,7 +37,7 @@ export type PoolRequest =
       key: number;
       options: Omit<MountOptions, "bridges">;
       /** Which bridges the caller gave (their calls come back to the pool). */
-      bridges: { db: boolean; fetch: boolean; dataStore: boolean };
+      bridges: BridgeFlags;
     }
   | {
       t: "invoke";
@@ -48,7 +49,19 @@ export type PoolRequest =
       db?: Record<string, unknown>;
     }
   | { t: "dispose"; key: number }
-  | { t: "reply"; call: number; value?: string; error?: string };
+  | { t: "reply"; call: number; value?: string; error?: string; code?: string };
+
+/** Which bridges a mount's caller gave (their calls come back to the pool). */
+export interface BridgeFlags {
+  db: boolean;
+  fetch: boolean;
+  dataStore: boolean;
+  http: boolean;
+  net: boolean;
+}
+
+/** A worker's call of a bridge, answered by a `reply`: sockets' polls and lookups go to the pool's socket host. */
+export type CallOp = "fetch" | "dataStore" | "http" | "net.poll" | "dns";
 
 /** A serialized error thrown in the worker (a `HooklineError` keeps its code and details). */
 export interface WireError {
@@ -61,4 +74,9 @@ export interface WireError {
 /** A message from a worker. */
 export type WorkerMessage =
   | { t: "done"; seq: number; value?: unknown; error?: WireError; memory?: number }
-  | { t: "call"; call: number; key: number; op: "fetch" | "dataStore"; request: unknown };
+  | { t: "call"; call: number; key: number; op: CallOp; request: unknown }
+  /**
+   * A socket command for mount `key`'s socket host, in order; `link` names the sandbox (a new one
+   * replaces the sockets of the one before; `reset`: the sandbox is gone).
+   */
+  | { t: "net"; key: number; link: string; cmd: NetCommand | { op: "reset" } };

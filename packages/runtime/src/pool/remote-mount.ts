@@ -6,6 +6,7 @@
  * (its `/tmp` files do not follow).
  */
 import { type ComponentDescription, HooklineError, type PropDescription } from "@hookline/core";
+import { type NetCommand, SocketHost } from "../net/socket-host.js";
 import type {
   ActionRunOptions,
   HostBridges,
@@ -70,6 +71,8 @@ export class RemoteMount implements MountedComponent {
   private disposed = false;
   private queue: Promise<unknown> = Promise.resolve();
   readonly bridges: HostBridges;
+  /** The sockets of its sandbox, here in the pool's thread (the worker relays; net/remote-link.ts). */
+  private sockets: { link: string; host: SocketHost } | undefined;
 
   constructor(
     private readonly pool: ThreadPool,
@@ -92,6 +95,7 @@ export class RemoteMount implements MountedComponent {
    * not take the other components' threads with it next time.
    */
   async start(avoid?: PoolThread): Promise<PoolThread> {
+    const since = Date.now();
     for (let attempt = 0; ; attempt++) {
       const preferred = this.quarantine;
       this.quarantine = undefined;
@@ -108,6 +112,8 @@ export class RemoteMount implements MountedComponent {
             db: !!this.bridges.db,
             fetch: !!this.bridges.fetch,
             dataStore: !!this.bridges.dataStore,
+            http: !!this.bridges.http,
+            net: !!this.bridges.net,
           },
         },
         this.limits.runTimeoutMs,
@@ -123,23 +129,56 @@ export class RemoteMount implements MountedComponent {
         return thread;
       }
       thread.mounts.delete(this.key);
-      if (reply.kind === "killed") {
+      if (reply.kind === "killed" && reply.overdue) {
         throw new HooklineError(
           "load_failed",
-          reply.overdue
-            ? `The component did not finish mounting within ${this.limits.runTimeoutMs} ms and could not be interrupted`
-            : "The component's sandbox thread was replaced while it was mounting",
+          `The component did not finish mounting within ${this.limits.runTimeoutMs} ms and could not be interrupted`,
         );
       }
+      // Moved off a stuck thread, or its thread replaced because of another component: wait a turn.
       avoid = thread;
-      if (attempt > 8)
-        throw new HooklineError("internal_error", "No sandbox thread is free to mount the component");
+      await this.pool.waitTurn(since, attempt, "mounted");
     }
   }
 
   /** Forgets the thread (terminated): the next invocation mounts the component elsewhere. */
   lostThread(): void {
     this.thread = undefined;
+    this.closeSockets();
+  }
+
+  /**
+   * A socket command of its sandbox `link`: a new sandbox's first command replaces the sockets of
+   * the one before; `reset`: that sandbox is gone, and its sockets with it.
+   */
+  socketCommand(link: string, cmd: NetCommand | { op: "reset" }): void {
+    if (cmd.op === "reset") {
+      if (this.sockets?.link === link) this.closeSockets();
+    } else if (!this.disposed) this.socketHost(link).command(cmd);
+  }
+
+  /** Its sandbox waits for socket events (an older sandbox's wait gets nothing), or looks a name up. */
+  socketCall(op: "net.poll" | "dns", request: { link: string; hostname?: string }): Promise<unknown> {
+    if (this.disposed)
+      return op === "net.poll"
+        ? Promise.resolve([])
+        : Promise.reject(new Error("the component is unmounted"));
+    if (op === "net.poll")
+      return this.sockets?.link === request.link ? this.sockets.host.poll() : Promise.resolve([]);
+    return this.socketHost(request.link).lookup(request as { hostname: string; family?: 4 | 6 });
+  }
+
+  private socketHost(link: string): SocketHost {
+    if (this.sockets?.link !== link) {
+      this.closeSockets();
+      this.sockets = { link, host: new SocketHost(this.bridges.net, this.limits) };
+    }
+    return this.sockets.host;
+  }
+
+  private closeSockets(): void {
+    this.sockets?.host.close();
+    this.sockets = undefined;
   }
 
   private enqueue(method: Method, args: unknown[], timeoutMs: number): Promise<InvocationResult> {
@@ -152,6 +191,7 @@ export class RemoteMount implements MountedComponent {
     if (this.disposed) throw new HooklineError("internal_error", `component ${this.id} is unmounted`);
     const started = performance.now();
     const db = this.hasDb && this.bridges.db ? await this.bridges.db.entries() : undefined;
+    this.sockets?.host.begin();
     let avoid: PoolThread | undefined;
     for (;;) {
       let thread = this.thread;
@@ -188,6 +228,7 @@ export class RemoteMount implements MountedComponent {
 
   /** Unpins from `thread` and frees the sandbox there (when its event loop gets to it). */
   private release(thread: PoolThread): void {
+    this.closeSockets();
     thread.mounts.delete(this.key);
     thread.post({ t: "dispose", key: this.key });
     if (this.thread === thread) this.thread = undefined;
@@ -225,6 +266,7 @@ export class RemoteMount implements MountedComponent {
     if (this.disposed) return;
     this.disposed = true;
     if (this.thread && !this.thread.dead) this.release(this.thread);
+    this.closeSockets();
     this.onDispose?.();
   }
 }

@@ -12,9 +12,12 @@
  * the other requests it was running with `interrupted`. (An invocation waiting on I/O is ended by
  * the sandbox's own deadline.)
  */
+
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { HooklineError } from "@hookline/core";
 import type { Limits } from "../types.js";
 import {
+  type CallOp,
   CLAIM_SLOTS,
   type PoolRequest,
   type WireError,
@@ -57,6 +60,12 @@ interface Pending {
   resolve(reply: Reply): void;
 }
 
+/** The `code` of a bridge's error (ECONNREFUSED, ssrf_blocked...), kept across threads. */
+function wireCode(error: unknown): { code?: string } {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? { code } : {};
+}
+
 /** Options of {@link ThreadPool}. */
 export interface ThreadPoolOptions {
   size: number;
@@ -64,8 +73,12 @@ export interface ThreadPoolOptions {
   recycleAfter: number;
   stallMs: number;
   killAfterMs: number;
-  /** Answers a worker's bridge call (fetch, data stores) for mount `key`. */
-  onCall(key: number, op: "fetch" | "dataStore", request: unknown): Promise<unknown>;
+  /** How long a load or mount waits for a turn on a thread before it fails, ms. */
+  waitMs: number;
+  /** Answers a worker's bridge call (fetch, data stores, http, sockets' polls) for mount `key`. */
+  onCall(key: number, op: CallOp, request: unknown): Promise<unknown>;
+  /** Takes a worker's socket command for mount `key`. */
+  onNet(message: Extract<WorkerMessage, { t: "net" }>): void;
   /** Told when a thread was terminated, with the mount keys it held. */
   onKilled(thread: PoolThread): void;
 }
@@ -197,6 +210,10 @@ export class PoolThread {
   }
 
   private onMessage(message: WorkerMessage): void {
+    if (message.t === "net") {
+      this.pool.options.onNet(message);
+      return;
+    }
     if (message.t === "call") {
       this.pool.options.onCall(message.key, message.op, message.request).then(
         (value) =>
@@ -210,6 +227,7 @@ export class PoolThread {
             t: "reply",
             call: message.call,
             error: error instanceof Error ? error.message : String(error),
+            ...wireCode(error),
           }),
       );
       return;
@@ -319,6 +337,20 @@ export class ThreadPool {
     }
     thread.pending.clear();
     this.options.onKilled(thread);
+  }
+
+  /**
+   * A load or mount that did not get to run (moved off a stuck thread, or its thread replaced
+   * because of another component) waits its turn: a short pause growing with the attempts, and
+   * `service_unavailable` once it has waited `waitMs` since `since`.
+   */
+  async waitTurn(since: number, attempt: number, what: string): Promise<void> {
+    if (Date.now() - since > this.options.waitMs)
+      throw new HooklineError(
+        "service_unavailable",
+        `Every sandbox thread stayed busy for ${this.options.waitMs} ms: the component could not be ${what}; try again`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, Math.min(10 * attempt, 250)));
   }
 
   /** Requests in flight across the threads. */

@@ -3,12 +3,13 @@
  * here. Its `/tmp` volumes, QuickJS module and warm contexts live in this thread. The pool may
  * terminate it at any time (a sandbox past its deadline by the kill margin).
  */
-import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
+import { parentPort, receiveMessageOnPort, threadId, workerData } from "node:worker_threads";
 import { HooklineError } from "@hookline/core";
 import { describeBundle } from "../_load.js";
+import type { InternalMountOptions, NetCommand, SocketLink } from "../net/socket-host.js";
 import { createRuntime } from "../runtime.js";
 import type { HostBridges, MountedComponent } from "../types.js";
-import type { PoolRequest, WireError, WorkerData, WorkerMessage } from "./protocol.js";
+import type { BridgeFlags, CallOp, PoolRequest, WireError, WorkerData, WorkerMessage } from "./protocol.js";
 
 const data = workerData as WorkerData;
 const port = parentPort;
@@ -56,7 +57,7 @@ function wire(error: unknown): WireError {
   };
 }
 
-function remote(key: number, op: "fetch" | "dataStore") {
+function remote(key: number, op: CallOp) {
   return (request: unknown) =>
     new Promise<unknown>((resolve, reject) => {
       const call = ++callSeq;
@@ -65,7 +66,33 @@ function remote(key: number, op: "fetch" | "dataStore") {
     });
 }
 
-function bridgesFor(key: number, entry: Entry, given: { db: boolean; fetch: boolean; dataStore: boolean }) {
+/**
+ * A sandbox's sockets here are a relay to the pool's socket host of its mount (remote-mount.ts):
+ * commands go in order, polls and lookups are calls. The pool starts each invocation's counts.
+ */
+let links = 0;
+function remoteLink(key: number): SocketLink {
+  // Names this sandbox's sockets: a message of an older sandbox of the same mount is told apart.
+  const link = `${threadId}:${++links}`;
+  let used = false;
+  const poll = remote(key, "net.poll");
+  const lookup = remote(key, "dns");
+  return {
+    command(cmd: NetCommand) {
+      used = true;
+      send({ t: "net", key, link, cmd });
+    },
+    poll: () => poll({ link }) as ReturnType<SocketLink["poll"]>,
+    lookup: (request) => lookup({ ...request, link }) as ReturnType<SocketLink["lookup"]>,
+    begin() {},
+    close() {
+      if (used) send({ t: "net", key, link, cmd: { op: "reset" } });
+      used = false;
+    },
+  };
+}
+
+function bridgesFor(key: number, entry: Entry, given: BridgeFlags) {
   const bridges: HostBridges = {};
   if (given.db)
     bridges.db = {
@@ -76,10 +103,23 @@ function bridgesFor(key: number, entry: Entry, given: { db: boolean; fetch: bool
     };
   if (given.fetch) bridges.fetch = remote(key, "fetch") as HostBridges["fetch"];
   if (given.dataStore) bridges.dataStore = remote(key, "dataStore");
+  if (given.http) bridges.http = remote(key, "http") as HostBridges["http"];
   return bridges;
 }
 
 /** Claims `seq` (the pool may have cancelled it to run it elsewhere). */
+/**
+ * Loads and mounts run one after another in a thread, each claimed when its turn comes: a load
+ * or mount that hangs is then the only claimed one when the pool terminates the thread, and the
+ * others waiting behind it move to another thread instead of failing with it.
+ */
+let turn: Promise<unknown> = Promise.resolve();
+function inTurn(fn: () => Promise<void>): Promise<void> {
+  const next = turn.then(fn, fn);
+  turn = next.catch(() => undefined);
+  return next;
+}
+
 function claim(seq: number): boolean {
   const slot = seq % claims.length;
   return Atomics.compareExchange(claims, slot, seq, -seq) === seq;
@@ -90,7 +130,8 @@ async function handle(message: PoolRequest): Promise<void> {
     case "reply": {
       const pending = calls.get(message.call);
       calls.delete(message.call);
-      if (message.error !== undefined) pending?.reject(new Error(message.error));
+      if (message.error !== undefined)
+        pending?.reject(Object.assign(new Error(message.error), message.code ? { code: message.code } : {}));
       else pending?.resolve(message.value === undefined ? undefined : JSON.parse(message.value));
       return;
     }
@@ -100,28 +141,18 @@ async function handle(message: PoolRequest): Promise<void> {
       return;
     }
     case "describe": {
-      if (!claim(message.seq)) return;
-      try {
-        send({ t: "done", seq: message.seq, value: await describeBundle(message.bundle, data.limits) });
-      } catch (error) {
-        send({ t: "done", seq: message.seq, error: wire(error) });
-      }
+      await inTurn(async () => {
+        if (!claim(message.seq)) return;
+        try {
+          send({ t: "done", seq: message.seq, value: await describeBundle(message.bundle, data.limits) });
+        } catch (error) {
+          send({ t: "done", seq: message.seq, error: wire(error) });
+        }
+      });
       return;
     }
     case "mount": {
-      if (!claim(message.seq)) return;
-      const entry: Entry = { db: {}, writes: [], memoryAt: Date.now() };
-      try {
-        const mounted = await runtime.mount({
-          ...message.options,
-          bridges: bridgesFor(message.key, entry, message.bridges),
-        });
-        entry.mounted = mounted;
-        mounts.set(message.key, entry);
-        send({ t: "done", seq: message.seq, value: mounted.description, memory: mounted.memoryUsage() });
-      } catch (error) {
-        send({ t: "done", seq: message.seq, error: wire(error) });
-      }
+      await inTurn(() => mount(message));
       return;
     }
     case "invoke": {
@@ -184,5 +215,24 @@ function linger(): void {
     }
   } finally {
     lingering = false;
+  }
+}
+
+/** Mounts a component (one load or mount runs at a time: see inTurn). */
+async function mount(message: Extract<PoolRequest, { t: "mount" }>): Promise<void> {
+  if (!claim(message.seq)) return;
+  const entry: Entry = { db: {}, writes: [], memoryAt: Date.now() };
+  try {
+    const options: InternalMountOptions = {
+      ...message.options,
+      bridges: bridgesFor(message.key, entry, message.bridges),
+      ...(message.bridges.net ? { netLink: () => remoteLink(message.key) } : {}),
+    };
+    const mounted = await runtime.mount(options);
+    entry.mounted = mounted;
+    mounts.set(message.key, entry);
+    send({ t: "done", seq: message.seq, value: mounted.description, memory: mounted.memoryUsage() });
+  } catch (error) {
+    send({ t: "done", seq: message.seq, error: wire(error) });
   }
 }

@@ -29,17 +29,24 @@ export function prelude(): string {
 /** The guest files compiled on first use (`load(name)` in guest/core.js). */
 const SHIMS = new Set(
   (
-    "bytes channels clone component console crypto describe events extra fetch format fs host path pipeline " +
-    "platform process querystring readable stream timers unavailable url util"
+    "bytes channels clone component console crypto crypto-more describe events extra fetch format fs host intl path stack " +
+    "platform process querystring stream timers unavailable url util web " +
+    "assert dns http http-message net zlib"
   ).split(" "),
+);
+/** Guest files generated from npm packages (scripts/vendor-guest.mjs): minified, read as they are. */
+const VENDORED = new Set(
+  ["buffer", "events", "stream", "string_decoder", "web-streams"].map((name) => `vendor/${name}`),
 );
 const shimSources = new Map<string, string>();
 /** The source of guest/<name>.js, a function expression of the shim scope; read once per process. */
 export function shimSource(name: string): string {
   let source = shimSources.get(name);
   if (source === undefined) {
-    if (!SHIMS.has(name)) throw new Error(`unknown guest module ${name}`);
-    source = readGuest(name);
+    if (VENDORED.has(name))
+      source = readFileSync(new URL(`./guest/${name}.js`, import.meta.url), "utf8").replace(/^\/\/.*\n/, "");
+    else if (SHIMS.has(name)) source = readGuest(name);
+    else throw new Error(`unknown guest module ${name}`);
     shimSources.set(name, source);
   }
   return source;

@@ -4,6 +4,8 @@
  * error becomes a guest exception.
  */
 import { createHash, createHmac, randomBytes, randomUUID } from "node:crypto";
+import { CRYPTO_OPS } from "./_host-crypto.js";
+import { INTL_OPS } from "./_host-intl.js";
 
 const URL_FIELDS = [
   "href",
@@ -51,6 +53,8 @@ const OPS: Record<string, Op> = {
     return randomBytes(n).toString("base64");
   },
   "crypto.uuid": () => randomUUID(),
+  ...(CRYPTO_OPS as unknown as Record<string, Op>),
+  ...(INTL_OPS as unknown as Record<string, Op>),
 };
 
 /** Runs one synchronous host operation; returns its JSON result ("" for undefined). */

@@ -10,4 +10,9 @@ export const DEFAULT_LIMITS: Limits = {
   httpMemoryBytes: 32 * 1024 * 1024,
   resultBytes: 8 * 1024 * 1024,
   tmpBytes: 64 * 1024 * 1024,
+  sockets: 16,
+  socketsPerInvocation: 64,
+  socketBytes: 64 * 1024 * 1024,
+  socketIdleMs: 300_000,
+  httpResponseBytes: 16 * 1024 * 1024,
 };

@@ -7,13 +7,10 @@
  * operation `shim`. Limits: a deadline and a memory ceiling enforced from the interrupt handler,
  * the package's own memory limit for large single allocations, and a result size cap.
  */
-import type {
-  QuickJSContext,
-  QuickJSDeferredPromise,
-  QuickJSHandle,
-  QuickJSRuntime,
-} from "quickjs-emscripten";
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten";
+import type { SocketLink } from "../net/socket-host.js";
 import type { FlowPause, HostBridges, InvocationError, Limits, LogLine } from "../types.js";
+import { AsyncOps } from "./_async-ops.js";
 import { prelude, shimSource } from "./_guest-source.js";
 import { runHostOp } from "./_host-ops.js";
 import { discardModule, getModule } from "./_module.js";
@@ -43,11 +40,6 @@ export interface GuestResult {
   error?: InvocationError;
 }
 
-interface PendingOp {
-  deferred: QuickJSDeferredPromise;
-  timer?: NodeJS.Timeout;
-}
-
 /** Options of {@link Sandbox.create}. */
 export interface SandboxOptions {
   id: string;
@@ -65,6 +57,8 @@ export interface SandboxOptions {
    * with the sandbox.
    */
   tmp?: TmpOptions;
+  /** Its sockets' host end (kept across its invocations; the owner closes it). */
+  net?: SocketLink;
 }
 
 /** A loaded component in its own QuickJS runtime. */
@@ -74,7 +68,6 @@ export class Sandbox {
   /** Number of invocations run, for recycling. */
   invocations = 0;
 
-  private readonly pending = new Set<PendingOp>();
   private deadline = 0;
   private lastMemoryCheck = 0;
   private interruptReason: "timeout" | "memory" | undefined;
@@ -93,6 +86,8 @@ export class Sandbox {
   private readonly kinds = new Map<string, QuickJSHandle>();
   /** Its `/tmp`, opened on the first `fs` call (most components never make one). */
   private tmp: TmpVolume | undefined;
+  /** The guest's calls that answer later: timers, bridges, sockets... */
+  private readonly ops: AsyncOps;
 
   private constructor(
     private readonly rt: QuickJSRuntime,
@@ -101,6 +96,10 @@ export class Sandbox {
   ) {
     this.mapStack = createStackMapper(options.bundle, BUNDLE_FILE, BUNDLE_PREFIX.length);
     this.memoryCap = options.limits.memoryBytes;
+    this.ops = new AsyncOps(ctx, options, {
+      wake: () => this.wake?.(),
+      remainingMs: () => this.deadline - Date.now(),
+    });
   }
 
   private fsCall(arg: string): string {
@@ -153,11 +152,16 @@ export class Sandbox {
       const hostCall = ctx.newFunction("hostCall", (opH, argH) => {
         const op = ctx.getString(opH);
         const arg = ctx.getString(argH);
-        const out = op === "shim" ? shimSource(arg) : op === "fs" ? this.fsCall(arg) : runHostOp(op, arg);
+        const out =
+          op === "shim"
+            ? shimSource(arg)
+            : op === "fs"
+              ? this.fsCall(arg)
+              : (this.ops.io.call(op, arg) ?? runHostOp(op, arg));
         return ctx.newString(out);
       });
       const hostAsync = ctx.newFunction("hostAsync", (opH, argH) =>
-        this.startAsyncOp(ctx.getString(opH), ctx.getString(argH)),
+        this.ops.start(ctx.getString(opH), ctx.getString(argH)),
       );
       const cfg = ctx.newString(JSON.stringify({ id: this.options.id }));
       const factory = ctx.unwrapResult(ctx.evalCode(prelude(), "hookline:prelude.js"));
@@ -175,6 +179,9 @@ export class Sandbox {
       const wrapped = `${BUNDLE_PREFIX}${this.options.bundle}\n})`;
       const evaluated = ctx.evalCode(wrapped, BUNDLE_FILE);
       if (evaluated.error) throw this.loadError(evaluated.error);
+      // Compiling the prelude and the bundle is the sandbox's work, not the component's: its
+      // deadline starts when its module code does (a large SDK bundle takes a while to parse).
+      this.startDeadline(this.options.limits.runTimeoutMs);
       const describe = this.options.describe === false ? ctx.false : ctx.true;
       const result = ctx.callFunction(this.api.load, ctx.undefined, evaluated.value, describe);
       evaluated.value.dispose();
@@ -271,7 +278,7 @@ export class Sandbox {
           return this.finish(json);
         }
         if (this.interruptReason) return this.limitResult();
-        if (this.pending.size === 0) {
+        if (this.ops.idle()) {
           this.broken = true;
           return errorResult({
             code: "stalled",
@@ -303,7 +310,7 @@ export class Sandbox {
         promise?.dispose();
         argH.dispose();
       }
-      this.cancelPending();
+      this.ops.cancel(this.poisoned);
       this.deadline = 0;
     }
   }
@@ -351,55 +358,6 @@ export class Sandbox {
     } finally {
       handle.dispose();
     }
-  }
-
-  private startAsyncOp(op: string, argJson: string): QuickJSHandle {
-    const deferred = this.ctx.newPromise();
-    const entry: PendingOp = { deferred };
-    this.pending.add(entry);
-    const settle = (error: unknown, json?: string) => {
-      if (this.disposed || !this.pending.has(entry)) return;
-      this.pending.delete(entry);
-      if (entry.timer) clearTimeout(entry.timer);
-      if (error === undefined) {
-        const value = this.ctx.newString(json ?? "");
-        deferred.resolve(value);
-        value.dispose();
-      } else {
-        const err = this.ctx.newError(error instanceof Error ? error.message : String(error));
-        deferred.reject(err);
-        err.dispose();
-      }
-      deferred.dispose();
-      this.wake?.();
-    };
-    try {
-      const arg = JSON.parse(argJson) as unknown;
-      if (op === "sleep") {
-        const ms = Math.max(0, Math.min(Number(arg) || 0, 2_147_483_647));
-        entry.timer = setTimeout(() => settle(undefined, ""), ms);
-      } else if (op === "fetch" || op === "dataStore") {
-        // A host bridge (outbound HTTP, data stores) answers a JSON value; "" stands for undefined.
-        const bridge = this.options.bridges[op] as ((request: never) => Promise<unknown>) | undefined;
-        if (!bridge) settle(new Error(`${op} is not available: this runtime has no ${op} bridge`));
-        else
-          bridge(arg as never).then(
-            (value) => settle(undefined, value === undefined ? "" : JSON.stringify(value)),
-            (error: unknown) => settle(error),
-          );
-      } else settle(new Error(`unknown async host operation ${op}`));
-    } catch (error) {
-      settle(error);
-    }
-    return deferred.handle;
-  }
-
-  private cancelPending(): void {
-    for (const entry of this.pending) {
-      if (entry.timer) clearTimeout(entry.timer);
-      if (!this.poisoned) entry.deferred.dispose();
-    }
-    this.pending.clear();
   }
 
   private finish(json: string): GuestResult {
@@ -479,7 +437,7 @@ export class Sandbox {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.cancelPending();
+    this.ops.dispose(this.poisoned);
     if (this.tmp && !this.options.tmp) releaseTmp(this.tmp.options.key);
     if (this.poisoned) return;
     try {

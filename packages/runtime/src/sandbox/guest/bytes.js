@@ -127,127 +127,59 @@
     throw new TypeError("Unknown encoding: " + encoding);
   }
 
-  function makeBuffer() {
-    class Buffer extends Uint8Array {
-      static from(data, encodingOrOffset, length) {
-        if (data instanceof ArrayBuffer) return new Buffer(data, encodingOrOffset || 0, length);
-        if (data && data.type === "Buffer" && Array.isArray(data.data)) return Buffer.from(data.data);
-        var bytes = toBytes(data, encodingOrOffset);
-        var buf = new Buffer(bytes.length);
-        buf.set(bytes);
-        return buf;
-      }
-      static alloc(size, fill) {
-        var buf = new Buffer(size);
-        if (fill !== undefined) buf.fill(typeof fill === "string" ? fill.charCodeAt(0) : fill);
-        return buf;
-      }
-      static allocUnsafe(size) {
-        return new Buffer(size);
-      }
-      static isBuffer(value) {
-        return value instanceof Buffer;
-      }
-      static isEncoding(enc) {
-        return /^(utf-?8|base64(url)?|hex|latin1|binary|ascii|ucs-?2|utf-?16le)$/i.test(String(enc));
-      }
-      static byteLength(value, encoding) {
-        return typeof value === "string" ? encodeString(value, encoding).length : toBytes(value).byteLength;
-      }
-      static concat(list, total) {
-        var length = total === undefined ? list.reduce((n, b) => n + b.length, 0) : total;
-        var out = Buffer.alloc(length);
-        var offset = 0;
-        for (var b of list) {
-          out.set(b.subarray(0, Math.max(0, length - offset)), offset);
-          offset += b.length;
-          if (offset >= length) break;
-        }
-        return out;
-      }
-      static compare(a, b) {
-        return a.compare(b);
-      }
-      toString(encoding, start, end) {
-        return decodeBytes(this.subarray(start || 0, end === undefined ? this.length : end), encoding);
-      }
-      toJSON() {
-        return { type: "Buffer", data: Array.from(this) };
-      }
-      equals(other) {
-        return this.compare(other) === 0;
-      }
-      compare(other) {
-        var n = Math.min(this.length, other.length);
-        for (var i = 0; i < n; i++) if (this[i] !== other[i]) return this[i] < other[i] ? -1 : 1;
-        return this.length === other.length ? 0 : this.length < other.length ? -1 : 1;
-      }
-      write(str, offset, length, encoding) {
-        if (typeof offset === "string") {
-          encoding = offset;
-          offset = 0;
-        }
-        var bytes = encodeString(str, encoding);
-        var n = Math.min(bytes.length, length === undefined ? this.length - (offset || 0) : length);
-        this.set(bytes.subarray(0, n), offset || 0);
-        return n;
-      }
-      slice(start, end) {
-        return this.subarray(start, end);
-      }
-      subarray(start, end) {
-        var view = Uint8Array.prototype.subarray.call(this, start, end);
-        return new Buffer(view.buffer, view.byteOffset, view.length);
-      }
-      includes(value) {
-        return this.indexOf(value) !== -1;
-      }
-      indexOf(value, from) {
-        if (typeof value === "number") return Uint8Array.prototype.indexOf.call(this, value, from);
-        var needle = toBytes(value);
-        outer: for (var i = from || 0; i + needle.length <= this.length; i++) {
-          for (var j = 0; j < needle.length; j++) if (this[i + j] !== needle[j]) continue outer;
-          return i;
-        }
-        return -1;
-      }
-    }
-    addNumberMethods(Buffer.prototype);
-    return Buffer;
+  // Node's "base64url" encoding, which the `buffer` package does not know.
+  function addBase64url(Buffer) {
+    var isUrl = (enc) => typeof enc === "string" && enc.toLowerCase() === "base64url";
+    var proto = Buffer.prototype;
+    var toString = proto.toString;
+    proto.toString = function (enc, start, end) {
+      if (!isUrl(enc)) return toString.apply(this, arguments);
+      return base64Encode(this.subarray(start || 0, end === undefined ? this.length : end), true);
+    };
+    var write = proto.write;
+    proto.write = function (str, offset, length, enc) {
+      var encoding = [offset, length, enc].find((a) => typeof a === "string");
+      if (!isUrl(encoding)) return write.apply(this, arguments);
+      var at = typeof offset === "number" ? offset : 0;
+      var decoded = base64Decode(str);
+      var n = Math.min(decoded.length, this.length - at, typeof length === "number" ? length : Infinity);
+      this.set(decoded.subarray(0, n), at);
+      return n;
+    };
+    var from = Buffer.from;
+    Buffer.from = function (value, enc) {
+      if (typeof value === "string" && isUrl(enc)) return from.call(Buffer, base64Decode(value));
+      return from.apply(Buffer, arguments);
+    };
+    var byteLength = Buffer.byteLength;
+    Buffer.byteLength = function (value, enc) {
+      if (typeof value === "string" && isUrl(enc)) return base64Decode(value).length;
+      return byteLength.apply(Buffer, arguments);
+    };
+    var isEncoding = Buffer.isEncoding;
+    Buffer.isEncoding = (enc) => isUrl(enc) || isEncoding(enc);
   }
-  // read/write[U]Int8|16|32, Float, Double and Big[U]Int64, BE and LE, as Node's Buffer has them
-  // (binary protocols write their headers with them), with the lower-case "Uint" aliases.
-  function addNumberMethods(proto) {
-    var kinds =
-      "UInt8:Uint8:1 Int8:Int8:1 UInt16:Uint16:2 Int16:Int16:2 UInt32:Uint32:4 Int32:Int32:4 " +
-      "Float:Float32:4 Double:Float64:8 BigUInt64:BigUint64:8 BigInt64:BigInt64:8";
-    for (var kind of kinds.split(" ")) {
-      var [name, view, size] = kind.split(":");
-      for (var end of size === "1" ? [""] : ["BE", "LE"]) define(name, view, Number(size), end);
-    }
-    function define(name, view, size, end) {
-      var little = end === "LE";
-      function at(buf, offset) {
-        var o = offset === undefined ? 0 : offset;
-        if (o < 0 || o + size > buf.length) throw new RangeError('The value of "offset" is out of range');
-        return [new DataView(buf.buffer, buf.byteOffset, buf.length), o];
-      }
-      var read = function (offset) {
-        var [dv, o] = at(this, offset);
-        return dv["get" + view](o, little);
-      };
-      var write = function (value, offset) {
-        var [dv, o] = at(this, offset);
-        dv["set" + view](o, value, little);
-        return o + size;
-      };
-      for (var n of name.indexOf("UInt") >= 0 ? [name, name.replace("UInt", "Uint")] : [name]) {
-        proto["read" + n + end] = read;
-        proto["write" + n + end] = write;
-      }
-    }
-  }
-  var Buffer = makeBuffer();
+  // Buffer is the `buffer` package's (guest/vendor/buffer.js): Node's API, range checks included.
+  var bufferModule = S.load("vendor/buffer").modules.buffer;
+  var Buffer = bufferModule.Buffer;
+  addBase64url(Buffer);
+  var btoa = (s) => base64Encode(encodeString(String(s), "latin1"), false);
+  var atob = (s) => decodeBytes(base64Decode(s), "latin1");
+  var buffer = {
+    Buffer: Buffer,
+    SlowBuffer: bufferModule.SlowBuffer,
+    INSPECT_MAX_BYTES: bufferModule.INSPECT_MAX_BYTES,
+    kMaxLength: bufferModule.kMaxLength,
+    kStringMaxLength: 536870888,
+    constants: { MAX_LENGTH: bufferModule.kMaxLength, MAX_STRING_LENGTH: 536870888 },
+    atob: atob,
+    btoa: btoa,
+    isUtf8: (input) => utf8Decode(toBytes(input)).indexOf("\ufffd") === -1,
+  };
+  // The globals of the same names (guest/web.js, compiled on first use).
+  Object.defineProperty(buffer, "Blob", { enumerable: true, get: () => S.G.Blob });
+  Object.defineProperty(buffer, "File", { enumerable: true, get: () => S.G.File });
+  buffer.default = buffer;
   return {
     utf8Encode: utf8Encode,
     utf8Decode: utf8Decode,
@@ -273,8 +205,8 @@
         return bytes === undefined ? "" : utf8Decode(toBytes(bytes));
       }
     },
-    btoa: (s) => base64Encode(encodeString(String(s), "latin1"), false),
-    atob: (s) => decodeBytes(base64Decode(s), "latin1"),
-    modules: { buffer: { Buffer: Buffer, default: { Buffer: Buffer } } },
+    btoa: btoa,
+    atob: atob,
+    modules: { buffer: buffer },
   };
 });

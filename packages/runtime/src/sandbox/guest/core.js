@@ -22,6 +22,8 @@ var S = {
   G: G,
   cfg: cfg,
   load: load,
+  // Node's modules as `require` gives them (the vendored packages require each other's).
+  require: requireBuiltin,
   hostCall: hostCall,
   hostAsync: hostAsync,
   jsonStringify: jsonStringify,
@@ -34,9 +36,13 @@ var S = {
 var LAZY =
   "console:console Buffer,TextEncoder,TextDecoder,atob,btoa,#buffer:bytes URL,URLSearchParams,#url:url " +
   "crypto,#crypto:crypto fetch,Headers,Response:fetch structuredClone:clone process,#process,#tty:process " +
-  "setTimeout,clearTimeout,setInterval,clearInterval,setImmediate,clearImmediate,queueMicrotask,#timers:timers " +
+  "setTimeout,clearTimeout,setInterval,clearInterval,setImmediate,clearImmediate,queueMicrotask,#timers,#timers/promises:timers " +
   "#querystring:querystring #diagnostics_channel:channels #util,#util/types:util #events:events #@pipedream/platform,#@pipedream/types:platform " +
-  "#fs,#fs/promises:fs #path,#path/posix,#os:path #stream,#stream/promises:stream";
+  "#fs,#fs/promises:fs #path,#path/posix,#os:path #stream,#stream/promises:stream " +
+  "#string_decoder:vendor/string_decoder " +
+  "DOMException,Event,EventTarget,AbortController,AbortSignal,Blob,File,FormData,performance,ReadableStream," +
+  "WritableStream,TransformStream,ByteLengthQueuingStrategy,CountQueuingStrategy,#perf_hooks,#stream/web:web " +
+  "#http,#https,#http2:http #net,#tls:net #dns,#dns/promises:dns #zlib:zlib #assert,#assert/strict:assert";
 function setGlobal(name, value) {
   Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
   return value;
@@ -66,6 +72,45 @@ for (var group of LAZY.split(" ")) {
     if (name[0] !== "#") lazyGlobal(name, files[name]);
   }
 }
+
+// V8's stack API, which packages use to find their caller (`callsites`, `depd`, `ow`): QuickJS
+// has none, so `new Error().stack` under `Error.prepareStackTrace` and `Error.captureStackTrace`
+// get call sites parsed from QuickJS's stack text (guest/stack.js).
+var NativeError = Error;
+setGlobal(
+  "Error",
+  new Proxy(NativeError, {
+    construct: (target, args, newTarget) => {
+      var error = Reflect.construct(target, args, newTarget);
+      if (typeof target.prepareStackTrace === "function") load("stack").prepare(error, target);
+      return error;
+    },
+  }),
+);
+NativeError.stackTraceLimit = 10;
+NativeError.captureStackTrace = (object) => load("stack").capture(object, NativeError);
+// Intl (guest/intl.js, over the host's) and the locale methods of Date, Number and String.
+lazyGlobal("Intl", "intl");
+for (var locale of "Date:toLocaleString:all Date:toLocaleDateString:date Date:toLocaleTimeString:time Number:toLocaleString:number".split(
+  " ",
+)) {
+  var [cls, method, kind] = locale.split(":");
+  Object.defineProperty(G[cls].prototype, method, {
+    writable: true,
+    configurable: true,
+    value: ((k) =>
+      function (locales, options) {
+        return load("intl").toLocale(k, this, locales, options);
+      })(kind),
+  });
+}
+Object.defineProperty(String.prototype, "localeCompare", {
+  writable: true,
+  configurable: true,
+  value: function localeCompare(that, locales, options) {
+    return load("intl").compare(this, that, locales, options);
+  },
+});
 
 function requireBuiltin(name) {
   var bare = String(name).indexOf("node:") === 0 ? String(name).slice(5) : String(name);

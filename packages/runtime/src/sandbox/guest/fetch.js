@@ -62,6 +62,17 @@
       };
     if (body instanceof ArrayBuffer || ArrayBuffer.isView(body))
       return { body: base64Encode(toBytes(body), false), bodyEncoding: "base64" };
+    // Blob and FormData (guest/web.js) are sent as bytes, a FormData as multipart/form-data.
+    var tag = Object.prototype.toString.call(body);
+    if (tag === "[object FormData]") {
+      var form = S.load("web").encodeForm(body);
+      return { body: base64Encode(form.bytes, false), bodyEncoding: "base64", type: form.type };
+    }
+    if (tag === "[object Blob]" || tag === "[object File]")
+      return Object.assign(
+        { body: base64Encode(body._bytes, false), bodyEncoding: "base64" },
+        body.type ? { type: body.type } : {},
+      );
     return { body: String(body), bodyEncoding: "utf8" };
   }
   class Response {
@@ -139,6 +150,10 @@
       }
       return this._body;
     }
+    blob() {
+      this.bodyUsed = true;
+      return Promise.resolve(new S.G.Blob([this._bytes()], { type: this.headers.get("content-type") || "" }));
+    }
     arrayBuffer() {
       this.bodyUsed = true;
       var b = this._bytes();
@@ -161,7 +176,9 @@
     });
     var wire = bodyToWire(init.body);
     if (wire.type && !headers["content-type"]) headers["content-type"] = wire.type;
-    return asyncHost("fetch", {
+    var signal = init.signal || (input && input.signal);
+    if (signal && signal.aborted) return Promise.reject(signal.reason);
+    var answer = asyncHost("fetch", {
       url: new urls.URL(url).href,
       method: String(init.method || (input && input.method) || "GET").toUpperCase(),
       headers: headers,
@@ -170,6 +187,12 @@
     }).then((res) => {
       res.url = url;
       return Response.fromWire(res);
+    });
+    if (!signal || typeof signal.addEventListener !== "function") return answer;
+    // An abort rejects the call at once (the host's request runs on to its own end or deadline).
+    return new Promise((resolve, reject) => {
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+      answer.then(resolve, reject);
     });
   }
   return { fetch: fetch, Headers: Headers, Response: Response };

@@ -1,6 +1,6 @@
 // Lazily loaded guest file (see core.js): `load(name)` evaluates it on first use and calls the
 // function with the shared scope S.
-// Node's built-in modules the sandbox cannot give (sockets, child processes, compression, http
+// Node's built-in modules the sandbox cannot give (child processes, workers, http and socket
 // servers...). Packages often require one at load time for a code path a component never takes
 // (an SDK's proxy agent, a CLI credential lookup): the module is an object whose functions and
 // classes throw ERR_NOT_AVAILABLE_IN_SANDBOX when called or constructed, so the package loads and
