@@ -106,8 +106,6 @@ describe.each(MODES)("registry, apps and props over REST through %s", (mode) => 
         name: "Ping",
         version: "1.0.0",
         visibility: "private",
-        app: "http",
-        own: true,
         type: "source",
         app: "http",
         own: true,
