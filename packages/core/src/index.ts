@@ -20,6 +20,7 @@ export * from "./schemas.js";
 export * from "./slug.js";
 export * from "./templates.js";
 export * from "./timers.js";
+export type { TlsSettings } from "./tls-settings.js";
 export {
   type ComponentCheck,
   describeComponent,
