@@ -33,6 +33,7 @@ export {
   type PropValuesResult,
   validatePropValues,
 } from "./validate-prop-values.js";
+export * from "./workflow-file.js";
 export * from "./workflow-limits.js";
 export * from "./workflow-retry.js";
 export * from "./workflows.js";
