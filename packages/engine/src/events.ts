@@ -71,15 +71,23 @@ export type HooklineEvents = {
   };
   /**
    * A connected account changed: connected (created or reconnected through OAuth), updated,
-   * refreshed (new OAuth tokens), `needs_reconnect` (the provider refused a refresh) or deleted.
+   * refreshed (new OAuth tokens), `needs_reconnect` (the provider refused a refresh),
+   * `refresh_failed` (a refresh failed for another reason: the current token is kept) or deleted.
    */
   account: {
     workspaceId: string;
     accountId: string;
     app: string;
-    change: "connected" | "reconnected" | "updated" | "refreshed" | "needs_reconnect" | "deleted";
+    change:
+      | "connected"
+      | "reconnected"
+      | "updated"
+      | "refreshed"
+      | "needs_reconnect"
+      | "refresh_failed"
+      | "deleted";
     externalUserId?: string;
-    /** Why, for `needs_reconnect` (the provider's error code). */
+    /** Why, for `needs_reconnect` and `refresh_failed` (the provider's error code, or the error). */
     reason?: string;
   };
 };

@@ -354,7 +354,9 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
   };
   oauth = createOAuth(ctx, options.oauth);
   // An account changed on this node: sandboxes holding its old `$auth` are rebuilt on their next run.
-  events.on("account", (e) => ctx.mounts.forgetAccount(e.accountId));
+  events.on("account", (e) => {
+    if (e.change !== "refresh_failed") ctx.mounts.forgetAccount(e.accountId);
+  });
   // Source triggers: the workflows listening to a source hear its events stored on this node.
   const workflows = createWorkflows(ctx, options.executionLeaseMs, (handler) =>
     events.on("emit", (e) => {

@@ -14,6 +14,8 @@ export interface RequestInfo {
   /** The `x-request-id` the response carries. */
   requestId: string;
   method: string;
+  /** The request's path (without the query). */
+  path: string;
   /**
    * The route's template (`/v1/sources/{id}`, `/http/{endpoint_id}`, `/readyz`), never the raw
    * path, so that metrics keep few label values; `unmatched` when no route matched.

@@ -157,6 +157,7 @@ function report(
     observer({
       requestId,
       method: request.method,
+      path: seen.path ?? "",
       route: seen.route ?? "unmatched",
       status,
       durationMs: performance.now() - startedAt,
@@ -282,6 +283,7 @@ export function createHandler(
   async function dispatch(request: Request, requestId: string, seen: Seen): Promise<Response> {
     const url = new URL(request.url);
     const path = url.pathname;
+    seen.path = path;
     const http = /^\/http\/([^/]+)(\/.*)?$/.exec(path);
     if (http) return ingress(request, url, http[1] as string, http[2] ?? "/", seen);
     const ops = await opsResponse(request, path, hookline, options.metrics, seen);

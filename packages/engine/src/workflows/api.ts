@@ -183,7 +183,8 @@ export function createWorkflows(
       if (endpoints.size >= MAX_KNOWN_ENDPOINTS) endpoints.clear();
       endpoints.add(endpointId);
       const target = { kind: "workflow", workspaceId: wf.workspaceId, emitterId: wf.id } as const;
-      const reply = (wf.active && request.admit?.(target)) || (await workflowIngress(ctx, executor, wf, request));
+      const reply =
+        (wf.active && request.admit?.(target)) || (await workflowIngress(ctx, executor, wf, request));
       reply.target = target;
       return reply;
     },

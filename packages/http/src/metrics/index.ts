@@ -9,7 +9,7 @@
  */
 import type { Hookline, HooklineEvents } from "@hookline/engine";
 import type { QueueDepth } from "@hookline/store";
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { MetricsSource, RequestInfo, RequestObserver } from "../_ops.js";
 import { metricsResponse } from "../_ops.js";
 
@@ -31,6 +31,8 @@ export interface MetricsOptions {
   processMetrics?: boolean;
   /** The store's connection pool, read at each scrape (`hookline_store_connections`). */
   pool?: () => PoolUse;
+  /** Store statements sent and not answered yet, read at each scrape (`timedClient` counts them). */
+  statementsInFlight?: () => number;
 }
 
 /** What {@link createMetrics} returns. */
@@ -44,8 +46,6 @@ export interface HooklineMetrics extends MetricsSource {
    * whether it failed.
    */
   observeStatement(durationMs: number, failed: boolean): void;
-  /** Statements started and not finished (set by `timedClient`). */
-  statementsInFlight: { inc(): void; dec(): void };
   /** Stops listening to the engine's events. */
   close(): void;
 }
@@ -171,12 +171,7 @@ export function createMetrics(hookline: Hookline, options: MetricsOptions = {}):
     buckets: FAST_BUCKETS,
     registers,
   });
-  const inFlight = new Gauge({
-    name: "hookline_store_statements_in_flight",
-    help: "Store statements sent and not answered yet.",
-    registers,
-  });
-  gauges(hookline, registers, options.pool);
+  gauges(hookline, registers, options);
 
   const observer: RequestObserver = (info: RequestInfo) => {
     requests.inc({ method: info.method, route: info.route, status: info.status });
@@ -210,7 +205,8 @@ export function createMetrics(hookline: Hookline, options: MetricsOptions = {}):
     },
     sandbox: () => replaced.inc(),
   };
-  for (const [type, handler] of Object.entries(handlers)) on.on(type as keyof HooklineEvents, handler as never);
+  for (const [type, handler] of Object.entries(handlers))
+    on.on(type as keyof HooklineEvents, handler as never);
 
   return {
     registry,
@@ -220,7 +216,6 @@ export function createMetrics(hookline: Hookline, options: MetricsOptions = {}):
     observeStatement(durationMs, failed) {
       statementSeconds.observe({ outcome: failed ? "failed" : "succeeded" }, durationMs / 1000);
     },
-    statementsInFlight: { inc: () => inFlight.inc(), dec: () => inFlight.dec() },
     close() {
       for (const [type, handler] of Object.entries(handlers))
         on.off(type as keyof HooklineEvents, handler as never);
@@ -229,7 +224,8 @@ export function createMetrics(hookline: Hookline, options: MetricsOptions = {}):
 }
 
 /** The gauges read at scrape time: the delivery queue, the sandbox pool, the store's pool. */
-function gauges(hookline: Hookline, registers: Registry[], pool: (() => PoolUse) | undefined): void {
+function gauges(hookline: Hookline, registers: Registry[], options: MetricsOptions): void {
+  const { pool, statementsInFlight } = options;
   const queueDepth = hookline.store.queue.deliveries.depth?.bind(hookline.store.queue.deliveries);
   // Both queue gauges are collected side by side at a scrape: one read of the store serves both.
   let read: { at: number; depth: Promise<QueueDepth> } | undefined;
@@ -281,6 +277,16 @@ function gauges(hookline: Hookline, registers: Registry[], pool: (() => PoolUse)
       if (stats) this.set(stats.memoryBytes);
     },
   });
+  if (statementsInFlight) {
+    new Gauge({
+      name: "hookline_store_statements_in_flight",
+      help: "Store statements sent and not answered yet (PGlite runs one at a time: the rest wait).",
+      registers,
+      collect() {
+        this.set(statementsInFlight());
+      },
+    });
+  }
   if (pool) {
     new Gauge({
       name: "hookline_store_connections",
