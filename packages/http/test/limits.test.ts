@@ -187,7 +187,8 @@ describe("token buckets", () => {
     expect(limiter.size()).toBe(1);
   });
 
-  it("default to 20 per second with bursts of 200", () => {
-    expect(HANDLER_DEFAULTS.ingressRateLimit).toEqual({ perSecond: 20, burst: 200 });
+  it("default to 400 per second with bursts of 2,000 per endpoint, twice that per workspace", () => {
+    expect(HANDLER_DEFAULTS.ingressRateLimit).toEqual({ perSecond: 400, burst: 2000 });
+    expect(HANDLER_DEFAULTS.workspaceIngressRateLimit).toEqual({ perSecond: 800, burst: 4000 });
   });
 });
