@@ -4,7 +4,6 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
 import { createHookline, type Hookline } from "@hookline/engine";
-import { createMemoryStore } from "@hookline/store";
 import { createSqlStore, pgliteClient, type SqlClient } from "@hookline/store-sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeListener } from "../src/adapters/node.js";
@@ -12,6 +11,7 @@ import { createHandler, type HandlerOptions } from "../src/index.js";
 import { createMetrics, type HooklineMetrics } from "../src/metrics/index.js";
 import { eventually, HTTP_SOURCE, type Receiver, startReceiver } from "./_harness.js";
 import { parseMetrics, valueOf } from "./_prometheus.js";
+import { STORES } from "./_stores.js";
 
 const TOKEN = "metrics-token-for-tests";
 
@@ -115,13 +115,14 @@ describe("/healthz and /readyz", () => {
   });
 });
 
-describe("/metrics", () => {
+describe.each(STORES)("/metrics on %s", (_name, openStore) => {
   let hookline: Hookline;
   let metrics: HooklineMetrics;
   let receiver: Receiver;
   let api: Awaited<ReturnType<typeof listen>>;
   let key: string;
   let workspaceId: string;
+  let closeStore: () => Promise<void>;
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${api.base}${path}`, {
       method,
@@ -139,7 +140,9 @@ describe("/metrics", () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    hookline = createHookline({ store: createMemoryStore(), secretsKey: "ops", allowPrivateUrls: true });
+    const opened = await openStore();
+    closeStore = opened.close;
+    hookline = createHookline({ store: opened.store, secretsKey: "ops", allowPrivateUrls: true });
     metrics = createMetrics(hookline, { processMetrics: false });
     const options: HandlerOptions = {
       observer: metrics.observer,
@@ -156,6 +159,7 @@ describe("/metrics", () => {
     metrics.close();
     await api.close();
     await hookline.close();
+    await closeStore();
     await receiver.close();
   });
 
