@@ -4,7 +4,7 @@
  * reached with its own token or on its own address, parsed with a Prometheus text parser.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseMetrics, valueOf } from "../../http/test/_prometheus.js";
+import { parseMetrics, sampleValue } from "../../http/test/_prometheus.js";
 import { _parse } from "../src/_args.js";
 import { LOG_OPTIONS, readLogSettings } from "../src/_serve-logs.js";
 import { METRICS_OPTIONS, readMetricsSettings } from "../src/_serve-metrics.js";
@@ -26,7 +26,15 @@ describe("pd serve --log-format json with metrics", () => {
   beforeAll(async () => {
     metricsPort = await closedPort();
     server = await serve(
-      ["--memory", "--log-format", "json", "--metrics-token", TOKEN, "--metrics-listen", `127.0.0.1:${metricsPort}`],
+      [
+        "--memory",
+        "--log-format",
+        "json",
+        "--metrics-token",
+        TOKEN,
+        "--metrics-listen",
+        `127.0.0.1:${metricsPort}`,
+      ],
       { cwd: tempDir(), env: baseEnv() },
     );
   }, 40_000);
@@ -36,13 +44,17 @@ describe("pd serve --log-format json with metrics", () => {
 
   it("says in the banner how logs and metrics are served", () => {
     expect(server.output.stdout).toMatch(/^ {2}Logs: {5}json on stderr, level info$/m);
-    expect(server.output.stdout).toContain("/metrics on the API's address (Authorization: Bearer <metrics token>)");
+    expect(server.output.stdout).toContain(
+      "/metrics on the API's address (Authorization: Bearer <metrics token>)",
+    );
     expect(server.output.stdout).toContain(`http://127.0.0.1:${metricsPort}/metrics (no token`);
   });
 
   it("writes one JSON line per request with the request id the response carries", async () => {
     const auth = { authorization: `Bearer ${server.key}`, "content-type": "application/json" };
-    const given = await fetch(`${server.url}/v1/webhooks`, { headers: { ...auth, "x-request-id": "trace-42" } });
+    const given = await fetch(`${server.url}/v1/webhooks`, {
+      headers: { ...auth, "x-request-id": "trace-42" },
+    });
     expect(given.status).toBe(200);
     expect(given.headers.get("x-request-id")).toBe("trace-42");
     const code = `export default { name: "Hi", version: "0.1.0", props: { http: "$.interface.http" }, run(e) { this.$emit(e.body); } };`;
@@ -52,7 +64,10 @@ describe("pd serve --log-format json with metrics", () => {
       body: JSON.stringify({ component_code: code }),
     });
     const source = ((await created.json()) as { data: { id: string; endpoint_url: string } }).data;
-    const hit = await fetch(`${server.url}${new URL(source.endpoint_url).pathname}`, { method: "POST", body: "{}" });
+    const hit = await fetch(`${server.url}${new URL(source.endpoint_url).pathname}`, {
+      method: "POST",
+      body: "{}",
+    });
     expect(hit.status).toBe(200);
     const made = hit.headers.get("x-request-id");
     expect(made).toMatch(/^req_[0-9a-f-]{36}$/);
@@ -92,16 +107,20 @@ describe("pd serve --log-format json with metrics", () => {
     const scraped = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(scraped.status).toBe(200);
     const metrics = parseMetrics(await scraped.text());
-    expect(valueOf(metrics, "hookline_http_requests_total", { route: "/v1/sources", status: "200" })).toBe(1);
-    expect(valueOf(metrics, "hookline_ingress_requests_total", { kind: "source", status: "2xx" })).toBe(1);
-    expect(valueOf(metrics, "hookline_emits_total", { emitter: "source" })).toBe(1);
-    expect(valueOf(metrics, "hookline_sandbox_pool", { measure: "threads" })).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(metrics, "hookline_http_requests_total", { route: "/v1/sources", status: "200" }),
+    ).toBe(1);
+    expect(sampleValue(metrics, "hookline_ingress_requests_total", { kind: "source", status: "2xx" })).toBe(
+      1,
+    );
+    expect(sampleValue(metrics, "hookline_emits_total", { emitter: "source" })).toBe(1);
+    expect(sampleValue(metrics, "hookline_sandbox_pool", { measure: "threads" })).toBeGreaterThanOrEqual(1);
     expect(metrics.get("hookline_process_cpu_seconds_total")?.type).toBe("COUNTER");
 
     const own = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     expect(own.status).toBe(200);
     const again = parseMetrics(await own.text());
-    expect(valueOf(again, "hookline_http_requests_total", { route: "/metrics", status: "401" })).toBe(1);
+    expect(sampleValue(again, "hookline_http_requests_total", { route: "/metrics", status: "401" })).toBe(1);
     expect((await fetch(`http://127.0.0.1:${metricsPort}/v1/webhooks`)).status).toBe(404);
   });
 });
@@ -112,14 +131,18 @@ describe("pd serve log and metrics flags", () => {
   it("default to pretty logs on a terminal and JSON otherwise, at info; variables work too", () => {
     expect(readLogSettings(parse([]), {}, true)).toEqual({ format: "pretty", level: "info" });
     expect(readLogSettings(parse([]), {}, false)).toEqual({ format: "json", level: "info" });
-    expect(readLogSettings(parse(["--log-level", "debug"]), { HOOKLINE_LOG_FORMAT: "pretty" }, false)).toEqual({
+    expect(
+      readLogSettings(parse(["--log-level", "debug"]), { HOOKLINE_LOG_FORMAT: "pretty" }, false),
+    ).toEqual({
       format: "pretty",
       level: "debug",
     });
     expect(() => readLogSettings(parse(["--log-format", "xml"]), {}, false)).toThrow(
       /^--log-format "xml": expected json or pretty$/,
     );
-    expect(() => readLogSettings(parse(["--log-level", "loud"]), {}, false)).toThrow(/^--log-level "loud": expected one of/);
+    expect(() => readLogSettings(parse(["--log-level", "loud"]), {}, false)).toThrow(
+      /^--log-level "loud": expected one of/,
+    );
   });
 
   it("leave /metrics off unless a token or an address is given", () => {
@@ -127,11 +150,18 @@ describe("pd serve log and metrics flags", () => {
     expect(readMetricsSettings(parse(["--metrics-listen", "9464"]), {})).toEqual({
       listen: { host: "127.0.0.1", port: 9464 },
     });
-    expect(readMetricsSettings(parse([]), { HOOKLINE_METRICS_LISTEN: "[::1]:9464", HOOKLINE_METRICS_TOKEN: TOKEN })).toEqual({
+    expect(
+      readMetricsSettings(parse([]), {
+        HOOKLINE_METRICS_LISTEN: "[::1]:9464",
+        HOOKLINE_METRICS_TOKEN: TOKEN,
+      }),
+    ).toEqual({
       token: TOKEN,
       listen: { host: "::1", port: 9464 },
     });
-    expect(() => readMetricsSettings(parse(["--metrics-token", "short"]), {})).toThrow(/at least 16 characters/);
+    expect(() => readMetricsSettings(parse(["--metrics-token", "short"]), {})).toThrow(
+      /at least 16 characters/,
+    );
     expect(() => readMetricsSettings(parse(["--metrics-listen", "nope"]), {})).toThrow(/expected host:port/);
   });
 

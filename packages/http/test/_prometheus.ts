@@ -50,13 +50,18 @@ export function parseMetrics(text: string): Map<string, Family> {
  * The value of the sample of `name` whose labels include `labels` (a histogram's count), summed
  * over the samples that match; 0 when none does.
  */
-export function valueOf(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number {
+export function sampleValue(
+  families: Map<string, Family>,
+  name: string,
+  labels: Record<string, string> = {},
+): number {
   const family = families.get(name);
   if (!family) throw new Error(`no metric ${name}`);
   let total = 0;
   for (const sample of family.metrics) {
     const own = sample.labels ?? {};
-    if (Object.entries(labels).every(([k, v]) => own[k] === v)) total += Number(sample.value ?? sample.count ?? 0);
+    if (Object.entries(labels).every(([k, v]) => own[k] === v))
+      total += Number(sample.value ?? sample.count ?? 0);
   }
   return total;
 }

@@ -10,7 +10,7 @@ import { toNodeListener } from "../src/adapters/node.js";
 import { createHandler, type HandlerOptions } from "../src/index.js";
 import { createMetrics, type HooklineMetrics } from "../src/metrics/index.js";
 import { eventually, HTTP_SOURCE, type Receiver, startReceiver } from "./_harness.js";
-import { parseMetrics, valueOf } from "./_prometheus.js";
+import { parseMetrics, sampleValue } from "./_prometheus.js";
 import { STORES } from "./_stores.js";
 
 const TOKEN = "metrics-token-for-tests";
@@ -33,7 +33,8 @@ async function listen(handler: (request: Request) => Promise<Response>) {
 /** A SQL client that can be cut from its database: every statement then fails as a lost connection would. */
 function cuttable(client: SqlClient): { client: SqlClient; cut(on: boolean): void } {
   let down = false;
-  const refuse = () => Promise.reject(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }));
+  const refuse = () =>
+    Promise.reject(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }));
   return {
     client: {
       ...client,
@@ -67,7 +68,12 @@ describe("/healthz and /readyz", () => {
 
   const readyz = async () => {
     const res = await fetch(`${api.base}/readyz`);
-    return { status: res.status, body: (await res.json()) as { status: string; checks: Record<string, { ok: boolean; detail?: string }> } };
+    type Check = { ok: boolean; detail?: string };
+    const body = (await res.json()) as {
+      status: string;
+      checks: Record<"store" | "migrations" | "worker", Check>;
+    };
+    return { status: res.status, body };
   };
 
   it("/healthz answers 200 with no key, whatever the store", async () => {
@@ -174,7 +180,7 @@ describe.each(STORES)("/metrics on %s", (_name, openStore) => {
     expect(before.get("hookline_http_requests_total")?.type).toBe("COUNTER");
     expect(before.get("hookline_http_request_duration_seconds")?.type).toBe("HISTOGRAM");
     expect(before.get("hookline_delivery_queue_depth")?.type).toBe("GAUGE");
-    expect(valueOf(before, "hookline_emits_total")).toBe(0);
+    expect(sampleValue(before, "hookline_emits_total")).toBe(0);
 
     const source = await call("POST", "/v1/sources", { component_code: HTTP_SOURCE, name: "orders" });
     const hook = await call("POST", "/v1/webhooks", { url: receiver.url });
@@ -197,20 +203,32 @@ describe.each(STORES)("/metrics on %s", (_name, openStore) => {
     await eventually(async () => {
       const after = await scrape();
       const route = { route: "/http/{endpoint_id}", method: "POST" };
-      expect(valueOf(after, "hookline_http_requests_total", { ...route, status: "200" })).toBe(5);
-      expect(valueOf(after, "hookline_http_requests_total", { ...route, status: "429" })).toBe(2);
-      expect(valueOf(after, "hookline_http_request_duration_seconds_count", route)).toBe(7);
-      expect(valueOf(after, "hookline_http_requests_total", { route: "/v1/sources", status: "200" })).toBe(1);
-      expect(valueOf(after, "hookline_ingress_requests_total", { kind: "source", status: "2xx" })).toBe(5);
-      expect(valueOf(after, "hookline_ingress_requests_total", { kind: "source", status: "4xx" })).toBe(2);
-      expect(valueOf(after, "hookline_ingress_rate_limited_total", { scope: "workspace" })).toBe(2);
-      expect(valueOf(after, "hookline_ingress_rate_limited_total", { scope: "endpoint" })).toBe(0);
-      expect(valueOf(after, "hookline_emits_total", { emitter: "source" })).toBe(5);
-      expect(valueOf(after, "hookline_source_runs_total", { trigger: "http", outcome: "succeeded" })).toBe(5);
-      expect(valueOf(after, "hookline_delivery_attempts_total", { outcome: "succeeded", status: "2xx" })).toBe(5);
-      expect(valueOf(after, "hookline_delivery_attempt_duration_seconds_count", { outcome: "succeeded" })).toBe(5);
-      expect(valueOf(after, "hookline_delivery_queue_depth", { state: "pending" })).toBe(0);
-      expect(valueOf(after, "hookline_delivery_queue_oldest_due_age_seconds")).toBe(0);
+      expect(sampleValue(after, "hookline_http_requests_total", { ...route, status: "200" })).toBe(5);
+      expect(sampleValue(after, "hookline_http_requests_total", { ...route, status: "429" })).toBe(2);
+      expect(sampleValue(after, "hookline_http_request_duration_seconds_count", route)).toBe(7);
+      expect(
+        sampleValue(after, "hookline_http_requests_total", { route: "/v1/sources", status: "200" }),
+      ).toBe(1);
+      expect(sampleValue(after, "hookline_ingress_requests_total", { kind: "source", status: "2xx" })).toBe(
+        5,
+      );
+      expect(sampleValue(after, "hookline_ingress_requests_total", { kind: "source", status: "4xx" })).toBe(
+        2,
+      );
+      expect(sampleValue(after, "hookline_ingress_rate_limited_total", { scope: "workspace" })).toBe(2);
+      expect(sampleValue(after, "hookline_ingress_rate_limited_total", { scope: "endpoint" })).toBe(0);
+      expect(sampleValue(after, "hookline_emits_total", { emitter: "source" })).toBe(5);
+      expect(
+        sampleValue(after, "hookline_source_runs_total", { trigger: "http", outcome: "succeeded" }),
+      ).toBe(5);
+      expect(
+        sampleValue(after, "hookline_delivery_attempts_total", { outcome: "succeeded", status: "2xx" }),
+      ).toBe(5);
+      expect(
+        sampleValue(after, "hookline_delivery_attempt_duration_seconds_count", { outcome: "succeeded" }),
+      ).toBe(5);
+      expect(sampleValue(after, "hookline_delivery_queue_depth", { state: "pending" })).toBe(0);
+      expect(sampleValue(after, "hookline_delivery_queue_oldest_due_age_seconds")).toBe(0);
     });
   });
 
@@ -220,10 +238,12 @@ describe.each(STORES)("/metrics on %s", (_name, openStore) => {
     await hookline.sources.run(workspaceId, "orders", { body: { n: "late" } });
     await eventually(async () => {
       const now = await scrape();
-      expect(valueOf(now, "hookline_delivery_attempts_total", { outcome: "pending", status: "5xx" })).toBe(1);
-      expect(valueOf(now, "hookline_delivery_queue_depth", { state: "pending" })).toBe(1);
-      expect(valueOf(now, "hookline_emits_total", { emitter: "source" })).toBe(6);
-      expect(valueOf(now, "hookline_source_runs_total", { trigger: "manual" })).toBe(1);
+      expect(
+        sampleValue(now, "hookline_delivery_attempts_total", { outcome: "pending", status: "5xx" }),
+      ).toBe(1);
+      expect(sampleValue(now, "hookline_delivery_queue_depth", { state: "pending" })).toBe(1);
+      expect(sampleValue(now, "hookline_emits_total", { emitter: "source" })).toBe(6);
+      expect(sampleValue(now, "hookline_source_runs_total", { trigger: "manual" })).toBe(1);
     }, 10_000);
   });
 });
