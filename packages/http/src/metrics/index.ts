@@ -77,100 +77,93 @@ export function createMetrics(hookline: Hookline, options: MetricsOptions = {}):
   const registers = [registry];
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: "hookline_" });
 
-  const requests = new Counter({
-    name: "hookline_http_requests_total",
-    help: "HTTP requests answered, by method, route template and status.",
-    labelNames: ["method", "route", "status"] as const,
-    registers,
-  });
-  const requestSeconds = new Histogram({
-    name: "hookline_http_request_duration_seconds",
-    help: "Time from a request's arrival to its response's headers, by method and route template.",
-    labelNames: ["method", "route"] as const,
-    buckets: SECOND_BUCKETS,
-    registers,
-  });
-  const ingress = new Counter({
-    name: "hookline_ingress_requests_total",
-    help: "Requests to HTTP endpoints (/http/...), by the endpoint's owner (source, workflow, unknown) and status class.",
-    labelNames: ["kind", "status"] as const,
-    registers,
-  });
-  const limited = new Counter({
-    name: "hookline_ingress_rate_limited_total",
-    help: "Requests to HTTP endpoints refused with 429 by the ingress guard, per endpoint or per workspace.",
-    labelNames: ["scope"] as const,
-    registers,
-  });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers });
+  const histogram = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    buckets: number[],
+  ) => new Histogram<L>({ name, help, labelNames, buckets, registers });
+  const requests = counter(
+    "hookline_http_requests_total",
+    "HTTP requests answered, by method, route template and status.",
+    ["method", "route", "status"] as const,
+  );
+  const requestSeconds = histogram(
+    "hookline_http_request_duration_seconds",
+    "Time from a request's arrival to its response's headers, by method and route template.",
+    ["method", "route"] as const,
+    SECOND_BUCKETS,
+  );
+  const ingress = counter(
+    "hookline_ingress_requests_total",
+    "Requests to HTTP endpoints (/http/...), by the endpoint's owner (source, workflow, unknown) and status class.",
+    ["kind", "status"] as const,
+  );
+  const limited = counter(
+    "hookline_ingress_rate_limited_total",
+    "Requests to HTTP endpoints refused with 429 by the ingress guard, per endpoint or per workspace.",
+    ["scope"] as const,
+  );
   for (const scope of ["endpoint", "workspace"]) limited.inc({ scope }, 0);
-  const emits = new Counter({
-    name: "hookline_emits_total",
-    help: "Events stored by this node, by emitter kind (source, workflow).",
-    labelNames: ["emitter"] as const,
-    registers,
-  });
-  const invocations = new Counter({
-    name: "hookline_source_runs_total",
-    help: "Source runs on this node, by trigger and outcome.",
-    labelNames: ["trigger", "outcome"] as const,
-    registers,
-  });
-  const runSeconds = new Histogram({
-    name: "hookline_source_run_duration_seconds",
-    help: "Time of a source's run (sandbox, logs, emits), by trigger.",
-    labelNames: ["trigger"] as const,
-    buckets: SECOND_BUCKETS,
-    registers,
-  });
-  const attempts = new Counter({
-    name: "hookline_delivery_attempts_total",
-    help: "Delivery attempts by this node's worker, by outcome (succeeded, pending: to retry, failed: final) and status class.",
-    labelNames: ["outcome", "status"] as const,
-    registers,
-  });
-  const attemptSeconds = new Histogram({
-    name: "hookline_delivery_attempt_duration_seconds",
-    help: "Time of one delivery attempt (request to response or error), by outcome.",
-    labelNames: ["outcome"] as const,
-    buckets: SECOND_BUCKETS,
-    registers,
-  });
-  const disabled = new Counter({
-    name: "hookline_webhooks_disabled_total",
-    help: "Webhooks disabled by a delivery attempt, by reason (gone, failing, secret_undecryptable).",
-    labelNames: ["reason"] as const,
-    registers,
-  });
-  const circuits = new Counter({
-    name: "hookline_delivery_circuits_opened_total",
-    help: "Times this node's worker opened a webhook's circuit (paused it after failures in a row).",
-    registers,
-  });
-  const runs = new Counter({
-    name: "hookline_workflow_runs_total",
-    help: "Workflow runs ended or paused on this node, by status.",
-    labelNames: ["status"] as const,
-    registers,
-  });
-  const stepSeconds = new Histogram({
-    name: "hookline_workflow_step_duration_seconds",
-    help: "Time of one workflow step, by its status.",
-    labelNames: ["status"] as const,
-    buckets: SECOND_BUCKETS,
-    registers,
-  });
-  const replaced = new Counter({
-    name: "hookline_sandbox_threads_replaced_total",
-    help: "Sandbox threads terminated (a component that could not be interrupted) and replaced.",
-    registers,
-  });
-  const statementSeconds = new Histogram({
-    name: "hookline_store_statement_duration_seconds",
-    help: "Time of one store statement (or pipeline, or transaction's statement), by outcome.",
-    labelNames: ["outcome"] as const,
-    buckets: FAST_BUCKETS,
-    registers,
-  });
+  const emits = counter(
+    "hookline_emits_total",
+    "Events stored by this node, by emitter kind (source, workflow).",
+    ["emitter"] as const,
+  );
+  const invocations = counter(
+    "hookline_source_runs_total",
+    "Source runs on this node, by trigger and outcome.",
+    ["trigger", "outcome"] as const,
+  );
+  const runSeconds = histogram(
+    "hookline_source_run_duration_seconds",
+    "Time of a source's run (sandbox, logs, emits), by trigger.",
+    ["trigger"] as const,
+    SECOND_BUCKETS,
+  );
+  const attempts = counter(
+    "hookline_delivery_attempts_total",
+    "Delivery attempts by this node's worker, by outcome (succeeded, pending: to retry, failed: final) and status class.",
+    ["outcome", "status"] as const,
+  );
+  const attemptSeconds = histogram(
+    "hookline_delivery_attempt_duration_seconds",
+    "Time of one delivery attempt (request to response or error), by outcome.",
+    ["outcome"] as const,
+    SECOND_BUCKETS,
+  );
+  const disabled = counter(
+    "hookline_webhooks_disabled_total",
+    "Webhooks disabled by a delivery attempt, by reason (gone, failing, secret_undecryptable).",
+    ["reason"] as const,
+  );
+  const circuits = counter(
+    "hookline_delivery_circuits_opened_total",
+    "Times this node's worker opened a webhook's circuit (paused it after failures in a row).",
+  );
+  const runs = counter(
+    "hookline_workflow_runs_total",
+    "Workflow runs ended or paused on this node, by status.",
+    ["status"] as const,
+  );
+  const stepSeconds = histogram(
+    "hookline_workflow_step_duration_seconds",
+    "Time of one workflow step, by its status.",
+    ["status"] as const,
+    SECOND_BUCKETS,
+  );
+  const replaced = counter(
+    "hookline_sandbox_threads_replaced_total",
+    "Sandbox threads terminated (a component that could not be interrupted) and replaced.",
+  );
+  const statementSeconds = histogram(
+    "hookline_store_statement_duration_seconds",
+    "Time of one store statement (or pipeline, or transaction's statement), by outcome.",
+    ["outcome"] as const,
+    FAST_BUCKETS,
+  );
   gauges(hookline, registers, options);
 
   const observer: RequestObserver = (info: RequestInfo) => {
