@@ -34,6 +34,8 @@ describe("pd serve --log-format json with metrics", () => {
         TOKEN,
         "--metrics-listen",
         `127.0.0.1:${metricsPort}`,
+        // A component that cannot be interrupted is killed soon (the last test).
+        ...["--http-timeout", "600ms", "--sandbox-kill-after", "300ms"],
       ],
       { cwd: tempDir(), env: baseEnv() },
     );
@@ -122,6 +124,32 @@ describe("pd serve --log-format json with metrics", () => {
     const again = parseMetrics(await own.text());
     expect(sampleValue(again, "hookline_http_requests_total", { route: "/metrics", status: "401" })).toBe(1);
     expect((await fetch(`http://127.0.0.1:${metricsPort}/v1/webhooks`)).status).toBe(404);
+  });
+
+  it("logs and counts a sandbox thread replaced after a component that could not be interrupted", async () => {
+    const hang = `export default { name: "Hang", version: "0.1.0", props: { http: "$.interface.http" },
+      run() { new Array(2 ** 32 - 1).join(""); } };`;
+    const created = await fetch(`${server.url}/v1/sources`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ component_code: hang }),
+    });
+    const source = ((await created.json()) as { data: { endpoint_url: string } }).data;
+    const hit = await fetch(`${server.url}${new URL(source.endpoint_url).pathname}`, {
+      method: "POST",
+      body: "{}",
+    });
+    await hit.arrayBuffer();
+    const line = await waitFor(
+      () => logLines(server).find((l) => l.msg === "sandbox thread replaced"),
+      20_000,
+      "the thread replaced line",
+    );
+    expect(line).toMatchObject({ level: 40, replaced: 1 });
+    const scraped = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(sampleValue(parseMetrics(await scraped.text()), "hookline_sandbox_threads_replaced_total")).toBe(
+      1,
+    );
   });
 });
 
