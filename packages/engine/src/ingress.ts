@@ -57,6 +57,18 @@ export async function handleIngress(
       },
     });
   }
+  const target = { kind: "source", workspaceId: source.workspaceId, emitterId: source.id } as const;
+  const reply = request.admit?.(target) ?? (await runIngress(ctx, source, request));
+  reply.target = target;
+  return reply;
+}
+
+/** Runs the source for one request and answers as it asks. */
+async function runIngress(
+  ctx: EngineContext,
+  source: NonNullable<Awaited<ReturnType<EngineContext["mounts"]["sourceByEndpoint"]>>>,
+  request: IngressRequest,
+): Promise<IngressResponse> {
   let outcome: Awaited<ReturnType<typeof runSource>>;
   try {
     outcome = await runSource(ctx, source, toHttpEvent(request), "http");

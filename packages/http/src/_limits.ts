@@ -69,7 +69,7 @@ export interface TokenBucketOptions {
  *
  * @example
  * ```ts
- * const limiter = tokenBuckets({ perSecond: 20, burst: 200 });
+ * const limiter = tokenBuckets({ perSecond: 400, burst: 2000 });
  * limiter.take("en_123"); // undefined: allowed
  * ```
  */
@@ -104,15 +104,24 @@ export function tokenBuckets(options: TokenBucketOptions, now = Date.now) {
   };
 }
 
-/** The 429 of a rate limit, with `Retry-After`. */
-export function rateLimited(retryAfter: number, what: string): Response {
-  return lightResponse(
-    JSON.stringify({
+/** The 429 of a rate limit, with `Retry-After`, as the engine's ingress answers it. */
+export function rateLimitedReply(
+  retryAfter: number,
+  what: string,
+): { status: number; headers: Record<string, string>; body: string } {
+  return {
+    status: 429,
+    headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(retryAfter) },
+    body: JSON.stringify({
       error: { code: "rate_limited", message: `Too many requests ${what}; retry in ${retryAfter} s` },
     }),
-    429,
-    { "content-type": "application/json; charset=utf-8", "retry-after": String(retryAfter) },
-  );
+  };
+}
+
+/** The 429 of a rate limit, with `Retry-After`. */
+export function rateLimited(retryAfter: number, what: string): Response {
+  const reply = rateLimitedReply(retryAfter, what);
+  return lightResponse(reply.body, reply.status, reply.headers);
 }
 
 /**

@@ -182,7 +182,11 @@ export function createWorkflows(
       }
       if (endpoints.size >= MAX_KNOWN_ENDPOINTS) endpoints.clear();
       endpoints.add(endpointId);
-      return workflowIngress(ctx, executor, wf, request);
+      const target = { kind: "workflow", workspaceId: wf.workspaceId, emitterId: wf.id } as const;
+      const reply =
+        (wf.active && request.admit?.(target)) || (await workflowIngress(ctx, executor, wf, request));
+      reply.target = target;
+      return reply;
     },
     knowsEndpoint: (endpointId) => endpoints.has(endpointId),
     tick: (timer) => workflowTick(ctx, executor, timer),

@@ -76,6 +76,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         };
       },
     },
+    async health() {
+      s.open();
+      return { pendingMigrations: [] };
+    },
     async close() {
       s.close();
     },

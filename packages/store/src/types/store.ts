@@ -90,6 +90,18 @@ export interface Store {
   env?: EnvStore;
   /** Change notifications, when the implementation has them (see {@link StoreNotifications}). */
   notifications?: StoreNotifications;
+  /**
+   * Whether the store answers and its schema is the one this code needs (what `GET /readyz`
+   * reports): rejects when the store cannot be reached. Optional: a store without it counts as
+   * reachable and current.
+   */
+  health?(): Promise<StoreHealth>;
   /** Releases resources; the store must not be used afterwards (calls fail with `closed`). */
   close(): Promise<void>;
+}
+
+/** What {@link Store.health} answers. */
+export interface StoreHealth {
+  /** The migrations this code knows that the store has not applied (empty when current). */
+  pendingMigrations: number[];
 }
