@@ -22,7 +22,8 @@ const builds = process.argv.slice(2).map((folder) => {
   const dir = resolve(folder);
   const dist = join(dir, "dist");
   try {
-    for (const name of readdirSync(dist)) if (name !== "app") rmSync(join(dist, name), { recursive: true, force: true });
+    for (const name of readdirSync(dist))
+      if (name !== "app") rmSync(join(dist, name), { recursive: true, force: true });
   } catch {
     // No dist yet.
   }

@@ -5,7 +5,15 @@
  * each package's README example run there as written, the CLI's binary serving and deploying, and
  * `require()` of the ES modules.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,7 +22,9 @@ import { appLockfile, type Lockfile } from "./packages/lockfile.js";
 import { freePort, markedBlocks, quote, run, start, statedOutput, stop, until } from "./packages/run.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const DIRS = readdirSync(join(ROOT, "packages")).filter((d) => existsSync(join(ROOT, "packages", d, "package.json")));
+const DIRS = readdirSync(join(ROOT, "packages")).filter((d) =>
+  existsSync(join(ROOT, "packages", d, "package.json")),
+);
 const REPOSITORY = "https://github.com/hookline/hookline";
 
 interface Packed {
@@ -36,10 +46,15 @@ const manifest = (dir: string) =>
 beforeAll(async () => {
   const unbuilt = DIRS.filter((d) => !existsSync(join(ROOT, "packages", d, "dist", "index.d.ts")));
   if (unbuilt.length > 0) {
-    throw new Error(`not built: ${unbuilt.join(", ")}. Run \`npm run build\` first (CI does, before npm test)`);
+    throw new Error(
+      `not built: ${unbuilt.join(", ")}. Run \`npm run build\` first (CI does, before npm test)`,
+    );
   }
   mkdirSync(join(app, "tarballs"), { recursive: true });
-  const pack = await run(`npm pack --workspaces --json --pack-destination ${quote(join(app, "tarballs"))}`, ROOT);
+  const pack = await run(
+    `npm pack --workspaces --json --pack-destination ${quote(join(app, "tarballs"))}`,
+    ROOT,
+  );
   expect(pack.code, pack.stderr).toBe(0);
   packed = JSON.parse(pack.stdout) as Packed[];
   const tarballs = Object.fromEntries(packed.map((p) => [p.name, `file:tarballs/${p.filename}`]));
@@ -49,7 +64,10 @@ beforeAll(async () => {
     join(app, "package.json"),
     JSON.stringify({ name: "app", private: true, type: "module", dependencies: tarballs }, null, 2),
   );
-  writeFileSync(join(app, "package-lock.json"), JSON.stringify({ name: "app", requires: true, ...appLock }, null, 2));
+  writeFileSync(
+    join(app, "package-lock.json"),
+    JSON.stringify({ name: "app", requires: true, ...appLock }, null, 2),
+  );
   const install = await run("npm ci --offline --no-audit --no-fund", app);
   expect(install.code, install.stderr).toBe(0);
 }, 240_000);
@@ -66,9 +84,14 @@ describe.concurrent("the npm packages, packed and installed in an empty folder",
         expect.arrayContaining(["README.md", "LICENSE", "package.json", "dist/index.js", "dist/index.d.ts"]),
       );
       const allowed = dir === "cli" ? /^(bin|dist|registry)\// : /^dist\//;
-      const others = files.filter((f) => !allowed.test(f) && !["README.md", "LICENSE", "package.json"].includes(f));
+      const others = files.filter(
+        (f) => !allowed.test(f) && !["README.md", "LICENSE", "package.json"].includes(f),
+      );
       expect(others, pkg.name).toEqual([]);
-      expect(files.filter((f) => /\.test\.|(^|\/)(src|test)\//.test(f)), pkg.name).toEqual([]);
+      expect(
+        files.filter((f) => /\.test\.|(^|\/)(src|test)\//.test(f)),
+        pkg.name,
+      ).toEqual([]);
       expect(readFileSync(join(ROOT, "packages", dir, "LICENSE"), "utf8")).toMatch(/^MIT License/);
       expect(pkg).toMatchObject({
         license: "MIT",
@@ -84,7 +107,10 @@ describe.concurrent("the npm packages, packed and installed in an empty folder",
     const examples = DIRS.filter((d) => d !== "cli" && d !== "connect");
     const runs = examples.map(async (dir) => {
       const blocks = markedBlocks(readme(dir));
-      expect(blocks.map((b) => `${b.role} ${b.lang}`), dir).toEqual(["example js"]);
+      expect(
+        blocks.map((b) => `${b.role} ${b.lang}`),
+        dir,
+      ).toEqual(["example js"]);
       const code = blocks[0]?.text ?? "";
       writeFileSync(join(app, `example-${dir}.mjs`), code);
       const result = await run(`node example-${dir}.mjs`, app);
@@ -96,7 +122,7 @@ describe.concurrent("the npm packages, packed and installed in an empty folder",
       const stated = statedOutput(code);
       expect(stated.length, dir).toBeGreaterThan(0);
       expect(lines.length, `${dir} printed ${result.stdout}`).toBe(stated.length);
-      stated.forEach((pattern, i) => expect(lines[i], dir).toMatch(pattern));
+      for (const [i, pattern] of stated.entries()) expect(lines[i], dir).toMatch(pattern);
     }
   }, 180_000);
 
@@ -141,19 +167,27 @@ describe.concurrent("the npm packages, packed and installed in an empty folder",
     writeFileSync(join(app, "require.cjs"), script);
     const required = await run("node require.cjs", app);
     expect(required.code, required.stderr).toBe(0);
-    const lines = Object.entries(checks).map(([name, names]) => `${name} ${names.map(() => "function").join(" ")}`);
+    const lines = Object.entries(checks).map(
+      ([name, names]) => `${name} ${names.map(() => "function").join(" ")}`,
+    );
     expect(required.stdout.trimEnd().split("\n")).toEqual(lines);
     // The browser helper imports without a browser (its popup opens only when called).
-    const connect = await run(`node -e 'import("@hookline/connect").then((m) => console.log(typeof m.connectAccount))'`, app);
+    const connect = await run(
+      `node -e 'import("@hookline/connect").then((m) => console.log(typeof m.connectAccount))'`,
+      app,
+    );
     expect(connect.stdout).toBe("function\n");
   }, 120_000);
 
   it("the READMEs' links into the repository name files that exist", () => {
     for (const dir of DIRS) {
       const text = readFileSync(readme(dir), "utf8");
-      const links = [...text.matchAll(/\]\(https:\/\/github\.com\/hookline\/hookline\/blob\/main\/([^)#]+)/g)];
+      const links = [
+        ...text.matchAll(/\]\(https:\/\/github\.com\/hookline\/hookline\/blob\/main\/([^)#]+)/g),
+      ];
       expect(links.length, dir).toBeGreaterThan(0);
-      for (const [, path] of links) expect(existsSync(join(ROOT, path as string)), `${dir}: ${path}`).toBe(true);
+      for (const [, path] of links)
+        expect(existsSync(join(ROOT, path as string)), `${dir}: ${path}`).toBe(true);
     }
   });
 
@@ -180,7 +214,11 @@ describe.concurrent("the npm packages, packed and installed in an empty folder",
         } else if (block.role === "background") {
           const started = start(`exec ${block.text.trim()}`, dir, { PORT: port });
           server = started;
-          await until(started, () => /HOOKLINE_API_KEY=hl_\S+/.test(started.output.stdout), "node server.mjs");
+          await until(
+            started,
+            () => /HOOKLINE_API_KEY=hl_\S+/.test(started.output.stdout),
+            "node server.mjs",
+          );
         } else {
           const key = /HOOKLINE_API_KEY=(hl_\S+)/.exec(server?.output.stdout ?? "")?.[1] ?? "";
           for (const line of block.text.trim().split("\n")) {

@@ -66,7 +66,11 @@ export async function stop(started: ReturnType<typeof start>): Promise<Ran> {
 }
 
 /** Resolves once `check` holds, or rejects saying what it waited for when `started` ended first. */
-export async function until(started: ReturnType<typeof start>, check: () => boolean, what: string): Promise<void> {
+export async function until(
+  started: ReturnType<typeof start>,
+  check: () => boolean,
+  what: string,
+): Promise<void> {
   while (!check()) {
     if (started.output.code !== null) throw new Error(`${what}: it exited\n${started.output.stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 100));

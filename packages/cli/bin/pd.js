@@ -42,7 +42,8 @@ function stalePackages() {
     let built = Number.POSITIVE_INFINITY;
     try {
       for (const entry of readdirSync(join(packages, name, "dist"), { withFileTypes: true })) {
-        if (entry.isFile()) built = Math.min(built, statSync(join(packages, name, "dist", entry.name)).mtimeMs);
+        if (entry.isFile())
+          built = Math.min(built, statSync(join(packages, name, "dist", entry.name)).mtimeMs);
       }
     } catch {
       built = 0; // no dist
@@ -103,7 +104,9 @@ if (
 
 if (!existsSync(sources) || process.env.HOOKLINE_FROM_SOURCES !== "1") {
   if (existsSync(sources) && stalePackages().length > 0 && !(await buildStale())) {
-    process.stderr.write("The build failed (above). `HOOKLINE_FROM_SOURCES=1 npx pd ...` runs the sources.\n");
+    process.stderr.write(
+      "The build failed (above). `HOOKLINE_FROM_SOURCES=1 npx pd ...` runs the sources.\n",
+    );
     process.exit(1);
   }
   await import("../dist/bin.js");
