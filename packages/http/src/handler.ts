@@ -6,9 +6,11 @@ import { randomUUID } from "node:crypto";
 import { HooklineError } from "@hookline/core";
 import type { ConnectScope, ConnectTokenGrant, Hookline } from "@hookline/engine";
 import { hashApiKey } from "@hookline/engine";
+import type { ApiKey } from "@hookline/store";
 import { bearerOf, connectCors, connectGrant, isConnectToken } from "./_connect-auth.js";
 import type { Route, RouteResult } from "./_define.js";
 import { internalError, toApiError } from "./_errors.js";
+import { fingerprintOf, idempotencyKeyOf, idempotent } from "./_idempotency.js";
 import { lightResponse, withHeaders } from "./_light.js";
 import {
   listBody,
@@ -29,6 +31,7 @@ import { oauthPageRoutes } from "./routes/oauth-pages.js";
 import { replayRoutes } from "./routes/replays.js";
 import { sourceRoutes } from "./routes/sources.js";
 import { subscriptionRoutes } from "./routes/subscriptions.js";
+import { tenantRoutes } from "./routes/tenants.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { workflowReplayRoutes } from "./routes/workflow-replay.js";
 import { workflowTestRoutes } from "./routes/workflow-test.js";
@@ -84,6 +87,7 @@ export const ROUTES: Route[] = [
   ...workflowReplayRoutes,
   ...workflowTestRoutes,
   ...streamRoutes,
+  ...tenantRoutes,
 ];
 
 interface Compiled {
@@ -110,6 +114,13 @@ function jsonResponse(status: number, body: unknown, headers: Record<string, str
 
 function errorResponse(error: HooklineError, headers: Record<string, string> = {}): Response {
   return jsonResponse(error.status, { error: error.toJSON() }, headers);
+}
+
+/** What a request's handling learned that its response's headers say: its grant, its rate limit. */
+interface Seen {
+  grant?: ConnectTokenGrant;
+  /** The RateLimit headers of the limit the request counted against. */
+  limit?: Record<string, string>;
 }
 
 // Statuses whose response has no body, and the informational ones a fetch Response cannot end with.
@@ -156,15 +167,24 @@ export function createHandler(
     return {
       "access-control-allow-origin": allowed === "*" ? "*" : (origin as string),
       "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
-      "access-control-allow-headers": "authorization, content-type, last-event-id, x-request-id",
-      "access-control-expose-headers": "x-request-id, retry-after",
+      "access-control-allow-headers":
+        "authorization, content-type, idempotency-key, last-event-id, x-request-id",
+      "access-control-expose-headers":
+        "x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, idempotent-replayed",
       vary: "origin",
     };
   }
 
-  async function ingress(request: Request, url: URL, rawEndpoint: string, rest: string): Promise<Response> {
+  async function ingress(
+    request: Request,
+    url: URL,
+    rawEndpoint: string,
+    rest: string,
+    seen: Seen,
+  ): Promise<Response> {
     const endpointId = decodePath(["endpoint_id"], [rawEndpoint]).endpoint_id as string;
     const retryAfter = ingressLimit?.take(endpointId);
+    if (ingressLimit) seen.limit = ingressLimit.headers(endpointId);
     if (retryAfter !== undefined) return rateLimited(retryAfter, "to this HTTP endpoint");
     const body = await readBody(request, bodyLimit);
     const headers: Record<string, string> = {};
@@ -191,15 +211,23 @@ export function createHandler(
   const connectPaths = compiled.filter((c) => c.route.auth === "connect").map((c) => c.regex);
   const isConnectPath = (path: string) => connectPaths.some((regex) => regex.test(path));
 
-  async function dispatch(
-    request: Request,
-    requestId: string,
-    seen: { grant?: ConnectTokenGrant },
-  ): Promise<Response> {
+  /** A route's result as a response. */
+  function toResponse(result: RouteResult): Response {
+    if (result instanceof Response) return result;
+    if ("list" in result) {
+      return jsonResponse(200, listBody(result.list, result.pageInfo, result.cursor, maxPageBytes));
+    }
+    return jsonResponse(200, {
+      data: result.data,
+      ...(result.warnings?.length ? { warnings: result.warnings } : {}),
+    });
+  }
+
+  async function dispatch(request: Request, requestId: string, seen: Seen): Promise<Response> {
     const url = new URL(request.url);
     const path = url.pathname;
     const http = /^\/http\/([^/]+)(\/.*)?$/.exec(path);
-    if (http) return ingress(request, url, http[1] as string, http[2] ?? "/");
+    if (http) return ingress(request, url, http[1] as string, http[2] ?? "/", seen);
     if (path === "/v1/openapi.json" && request.method === "GET") {
       openapi ??= buildOpenApi(ROUTES);
       return jsonResponse(200, openapi);
@@ -225,6 +253,7 @@ export function createHandler(
 
     let workspaceId = "";
     let endUser: ConnectScope | undefined;
+    let apiKey: ApiKey | undefined;
     if (route.auth !== false) {
       const key = bearerOf(request);
       if (!key) throw new HooklineError("unauthorized", "Send Authorization: Bearer <api key>");
@@ -234,12 +263,21 @@ export function createHandler(
         workspaceId = grant.workspaceId;
         endUser = { externalUserId: grant.externalUserId, allowedOrigins: grant.allowedOrigins };
       } else {
-        const workspace = await hookline.apiKeys.resolve(key);
-        if (!workspace) throw new HooklineError("unauthorized", "The API key is unknown or revoked");
-        workspaceId = workspace.id;
+        const found = await hookline.apiKeys.authenticate(key);
+        if (!found) throw new HooklineError("unauthorized", "The API key is unknown or revoked");
+        workspaceId = found.workspace.id;
+        apiKey = found.apiKey;
       }
-      const retryAfter = apiLimit?.take(hashApiKey(key));
+      const limitKey = hashApiKey(key);
+      const retryAfter = apiLimit?.take(limitKey);
+      if (apiLimit) seen.limit = apiLimit.headers(limitKey);
       if (retryAfter !== undefined) return rateLimited(retryAfter, "with this API key");
+      if (route.auth === "operator" && apiKey?.role !== "operator") {
+        throw new HooklineError(
+          "operator_key_required",
+          `${route.method} ${route.path} manages workspaces and API keys: it takes an operator key, not a workspace key`,
+        );
+      }
     }
 
     const body =
@@ -247,24 +285,30 @@ export function createHandler(
         ? parseJsonBody(await readBody(request, bodyLimit))
         : {};
     const params = validateParams(route.params, mergeParams(queryObject(url), body));
-    const result: RouteResult = await route.handler({
-      request,
-      url,
-      hookline,
-      workspaceId,
-      ...(endUser ? { endUser } : {}),
-      path: pathParams,
-      params,
-      requestId,
-    });
-    if (result instanceof Response) return result;
-    if ("list" in result) {
-      return jsonResponse(200, listBody(result.list, result.pageInfo, result.cursor, maxPageBytes));
-    }
-    return jsonResponse(200, {
-      data: result.data,
-      ...(result.warnings?.length ? { warnings: result.warnings } : {}),
-    });
+    const run = async () =>
+      toResponse(
+        await route.handler({
+          request,
+          url,
+          hookline,
+          workspaceId,
+          ...(endUser ? { endUser } : {}),
+          ...(apiKey ? { apiKey } : {}),
+          path: pathParams,
+          params,
+          requestId,
+        }),
+      );
+    // A creating request with an Idempotency-Key runs once per key (docs/rest-api.md).
+    const idempotencyKey =
+      request.method === "POST" && route.auth !== false ? idempotencyKeyOf(request) : undefined;
+    if (idempotencyKey === undefined) return run();
+    const fingerprint = fingerprintOf(request.method, path, params);
+    const report = (error: unknown) => onError(error, requestId);
+    return idempotent(
+      { store: hookline.store, workspaceId, key: idempotencyKey, fingerprint, onError: report },
+      run,
+    );
   }
 
   return async (request: Request): Promise<Response> => {
@@ -274,7 +318,7 @@ export function createHandler(
     if (request.method === "OPTIONS" && (options.cors || connectRoute)) {
       return lightResponse(null, 204, { ...cors, ...connectCors(request, connectRoute, undefined) });
     }
-    const seen: { grant?: ConnectTokenGrant } = {};
+    const seen: Seen = {};
     let response: Response;
     try {
       response = await dispatch(request, requestId, seen);
@@ -284,6 +328,7 @@ export function createHandler(
       response = errorResponse(apiError ?? internalError(requestId));
     }
     return withHeaders(response, {
+      ...seen.limit,
       "x-request-id": requestId,
       ...cors,
       ...connectCors(request, connectRoute, seen.grant),
