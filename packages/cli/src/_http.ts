@@ -56,6 +56,9 @@ export function _createKy(baseUrl: string, apiKey: string | undefined): KyInstan
       maxRetryAfter: MAX_RETRY_AFTER_MS,
       backoffLimit: 10_000,
       shouldRetry: ({ error }) => {
+        // No server there (`pd serve` not running, a wrong URL): say so at once.
+        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+        if (cause?.code === "ECONNREFUSED" || cause?.message === "bad port") return false;
         if (!(error instanceof HTTPError) || error.request.method !== "POST") return undefined;
         return error.response.status === 429 || error.response.status === 503 ? undefined : false;
       },
