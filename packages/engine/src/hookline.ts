@@ -87,7 +87,10 @@ export interface Hookline {
    * use by a loop that `start()` runs every `oauth.refreshIntervalMs`; `refreshDue()` runs one pass
    * now and resolves with how many tokens it refreshed.
    */
-  readonly oauth: { refreshDue(): Promise<number> };
+  readonly oauth: {
+    /** Refreshes every token due now; resolves with how many it refreshed. */
+    refreshDue(): Promise<number>;
+  };
   /** Saved components (`sc_...`). */
   readonly components: ComponentsApi;
   /** The component registry: publish by key and semantic version, privately or publicly; list; read. */

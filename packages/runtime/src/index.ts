@@ -17,7 +17,7 @@ export {
   nodeModulesResolver,
   npmResolver,
 } from "./bundler/resolvers.js";
-export type { BundleOutput, Bundler, PackageResolver } from "./bundler/types.js";
+export type { BundleOutput, Bundler, PackageResolver, ResolvedPackage } from "./bundler/types.js";
 export type { PoolOptions, RuntimeOptions } from "./options.js";
 export type { PoolRuntime } from "./pool/pool-runtime.js";
 export { createRuntime } from "./runtime.js";
