@@ -34,6 +34,13 @@ async function standIn(answers: { status: number; headers?: Record<string, strin
   return { url, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
+/** The error a call fails with (a call that succeeds is a failure of the test). */
+const failure = (call: Promise<unknown>) =>
+  call.then(
+    () => ({ code: "none", message: "the call succeeded" }),
+    (error: unknown) => error as { code: string; message: string },
+  );
+
 const LIMITED = {
   status: 429,
   headers: { "retry-after": "1" },
@@ -83,9 +90,9 @@ describe("the CLI's REST client", () => {
       { status: 500, body: JSON.stringify({ error: { code: "internal_error", message: "Internal error" } }) },
     ]);
     closing.push(failing.close);
-    const error = await createApiClient(failing.url, "hl_test")
-      .request("POST", "/v1/webhooks", { url: "https://example.com" })
-      .catch((e: unknown) => e as { code: string; message: string });
+    const error = await failure(
+      createApiClient(failing.url, "hl_test").request("POST", "/v1/webhooks", { url: "https://example.com" }),
+    );
     expect(failing.seen).toHaveLength(1);
     expect(error.code).toBe("internal_error");
     expect(error.message).toContain(`(request ${failing.seen[0]!.headers["x-request-id"]})`);
@@ -96,9 +103,7 @@ describe("the CLI's REST client", () => {
       { status: 404, body: JSON.stringify({ error: { code: "not_found", message: "No webhook wh_x" } }) },
     ]);
     closing.push(server.close);
-    const error = await createApiClient(server.url, "k")
-      .request("GET", "/v1/webhooks/wh_x")
-      .catch((e: unknown) => e as { code: string; message: string });
+    const error = await failure(createApiClient(server.url, "k").request("GET", "/v1/webhooks/wh_x"));
     expect(server.seen).toHaveLength(1);
     expect(error).toMatchObject({ code: "not_found", message: "No webhook wh_x" });
   });
