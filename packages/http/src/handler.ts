@@ -303,7 +303,8 @@ export function createHandler(
     const idempotencyKey =
       request.method === "POST" && route.auth !== false ? idempotencyKeyOf(request) : undefined;
     if (idempotencyKey === undefined) return run();
-    const fingerprint = fingerprintOf(request.method, path, params);
+    // An end user's (connect token's) key never answers another end user of the workspace.
+    const fingerprint = fingerprintOf(request.method, path, [params, endUser?.externalUserId ?? null]);
     const report = (error: unknown) => onError(error, requestId);
     return idempotent(
       { store: hookline.store, workspaceId, key: idempotencyKey, fingerprint, onError: report },

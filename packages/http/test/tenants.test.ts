@@ -275,6 +275,20 @@ describe.each(PAIRS)("keys and tenants on two nodes: %s", (_name, open) => {
       expect(r.body.error.code).toBe("idempotency_in_progress");
     expect((await a.call("GET", "/v1/webhooks", key)).body.data).toHaveLength(1);
 
+    // An end user's idempotency key never answers another end user of the workspace.
+    const token = async (user: string) =>
+      (await a.call("POST", "/v1/connect/tokens", key, { external_user_id: user })).body.data.token as string;
+    const account = { app: "github", name: "gh", auth: { token: "t" } };
+    const ada = await a.call("POST", "/v1/accounts", await token("ada"), account, {
+      "idempotency-key": "acct",
+    });
+    expect(ada.status).toBe(200);
+    const bob = await b.call("POST", "/v1/accounts", await token("bob"), account, {
+      "idempotency-key": "acct",
+    });
+    expect(bob.status).toBe(409);
+    expect(bob.body.error.code).toBe("idempotency_conflict");
+
     const invalid = await a.call(
       "POST",
       "/v1/webhooks",
