@@ -395,7 +395,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     events,
     store,
     workspaces: createWorkspacesApi(store),
-    apiKeys: createApiKeysApi(store),
+    apiKeys: createApiKeysApi(store, () => clock.now()),
     accounts: createAccountsApi(ctx),
     oauthClients: oauth.clients,
     connect: oauth.connect,

@@ -118,4 +118,9 @@ export type {
   WorkflowUpdate,
   WorkflowView,
 } from "./workflows/types.js";
-export type { ApiKeysApi, WorkspacesApi } from "./workspaces.js";
+export {
+  type ApiKeysApi,
+  type Authenticated,
+  LAST_USED_PRECISION_MS,
+  type WorkspacesApi,
+} from "./workspaces.js";

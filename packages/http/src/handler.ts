@@ -11,9 +11,11 @@ import type {
   IngressTarget,
 } from "@hookline/engine";
 import { hashApiKey } from "@hookline/engine";
+import type { ApiKey } from "@hookline/store";
 import { bearerOf, connectCors, connectGrant, isConnectToken } from "./_connect-auth.js";
 import type { Route, RouteResult } from "./_define.js";
 import { internalError, toApiError } from "./_errors.js";
+import { fingerprintOf, idempotencyKeyOf, idempotent } from "./_idempotency.js";
 import { lightResponse, withHeaders } from "./_light.js";
 import {
   listBody,
@@ -42,6 +44,7 @@ import { oauthPageRoutes } from "./routes/oauth-pages.js";
 import { replayRoutes } from "./routes/replays.js";
 import { sourceRoutes } from "./routes/sources.js";
 import { subscriptionRoutes } from "./routes/subscriptions.js";
+import { tenantRoutes } from "./routes/tenants.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { workflowReplayRoutes } from "./routes/workflow-replay.js";
 import { workflowTestRoutes } from "./routes/workflow-test.js";
@@ -113,6 +116,7 @@ export const ROUTES: Route[] = [
   ...workflowReplayRoutes,
   ...workflowTestRoutes,
   ...streamRoutes,
+  ...tenantRoutes,
 ];
 
 interface Compiled {
@@ -142,7 +146,11 @@ function errorResponse(error: HooklineError, headers: Record<string, string> = {
 }
 
 /** What one request's dispatch found out (the connect grant, and what an observer is told). */
-type Seen = RequestTrace & { grant?: ConnectTokenGrant };
+type Seen = RequestTrace & {
+  grant?: ConnectTokenGrant;
+  /** The RateLimit headers of the limit the request counted against. */
+  limit?: Record<string, string>;
+};
 
 /** Tells the observer of one request (its errors never reach the caller). */
 function report(
@@ -220,8 +228,10 @@ export function createHandler(
     return {
       "access-control-allow-origin": allowed === "*" ? "*" : (origin as string),
       "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
-      "access-control-allow-headers": "authorization, content-type, last-event-id, x-request-id",
-      "access-control-expose-headers": "x-request-id, retry-after",
+      "access-control-allow-headers":
+        "authorization, content-type, idempotency-key, last-event-id, x-request-id",
+      "access-control-expose-headers":
+        "x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, idempotent-replayed",
       vary: "origin",
     };
   }
@@ -237,6 +247,7 @@ export function createHandler(
     seen.ingress = "unknown";
     const endpointId = decodePath(["endpoint_id"], [rawEndpoint]).endpoint_id as string;
     const retryAfter = ingressLimit?.take(endpointId);
+    if (ingressLimit) seen.limit = ingressLimit.headers(endpointId);
     if (retryAfter !== undefined) {
       seen.limited = "endpoint";
       return rateLimited(retryAfter, "to this HTTP endpoint");
@@ -280,6 +291,18 @@ export function createHandler(
   const connectPaths = compiled.filter((c) => c.route.auth === "connect").map((c) => c.regex);
   const isConnectPath = (path: string) => connectPaths.some((regex) => regex.test(path));
 
+  /** A route's result as a response. */
+  function toResponse(result: RouteResult): Response {
+    if (result instanceof Response) return result;
+    if ("list" in result) {
+      return jsonResponse(200, listBody(result.list, result.pageInfo, result.cursor, maxPageBytes));
+    }
+    return jsonResponse(200, {
+      data: result.data,
+      ...(result.warnings?.length ? { warnings: result.warnings } : {}),
+    });
+  }
+
   async function dispatch(request: Request, requestId: string, seen: Seen): Promise<Response> {
     const url = new URL(request.url);
     const path = url.pathname;
@@ -315,6 +338,7 @@ export function createHandler(
 
     let workspaceId = "";
     let endUser: ConnectScope | undefined;
+    let apiKey: ApiKey | undefined;
     if (route.auth !== false) {
       const key = bearerOf(request);
       if (!key) throw new HooklineError("unauthorized", "Send Authorization: Bearer <api key>");
@@ -324,13 +348,22 @@ export function createHandler(
         workspaceId = grant.workspaceId;
         endUser = { externalUserId: grant.externalUserId, allowedOrigins: grant.allowedOrigins };
       } else {
-        const workspace = await hookline.apiKeys.resolve(key);
-        if (!workspace) throw new HooklineError("unauthorized", "The API key is unknown or revoked");
-        workspaceId = workspace.id;
+        const found = await hookline.apiKeys.authenticate(key);
+        if (!found) throw new HooklineError("unauthorized", "The API key is unknown or revoked");
+        workspaceId = found.workspace.id;
+        apiKey = found.apiKey;
       }
       seen.workspaceId = workspaceId;
-      const retryAfter = apiLimit?.take(hashApiKey(key));
+      const limitKey = hashApiKey(key);
+      const retryAfter = apiLimit?.take(limitKey);
+      if (apiLimit) seen.limit = apiLimit.headers(limitKey);
       if (retryAfter !== undefined) return rateLimited(retryAfter, "with this API key");
+      if (route.auth === "operator" && apiKey?.role !== "operator") {
+        throw new HooklineError(
+          "operator_key_required",
+          `${route.method} ${route.path} manages workspaces and API keys: it takes an operator key, not a workspace key`,
+        );
+      }
     }
 
     const body =
@@ -338,24 +371,31 @@ export function createHandler(
         ? parseJsonBody(await readBody(request, bodyLimit))
         : {};
     const params = validateParams(route.params, mergeParams(queryObject(url), body));
-    const result: RouteResult = await route.handler({
-      request,
-      url,
-      hookline,
-      workspaceId,
-      ...(endUser ? { endUser } : {}),
-      path: pathParams,
-      params,
-      requestId,
-    });
-    if (result instanceof Response) return result;
-    if ("list" in result) {
-      return jsonResponse(200, listBody(result.list, result.pageInfo, result.cursor, maxPageBytes));
-    }
-    return jsonResponse(200, {
-      data: result.data,
-      ...(result.warnings?.length ? { warnings: result.warnings } : {}),
-    });
+    const run = async () =>
+      toResponse(
+        await route.handler({
+          request,
+          url,
+          hookline,
+          workspaceId,
+          ...(endUser ? { endUser } : {}),
+          ...(apiKey ? { apiKey } : {}),
+          path: pathParams,
+          params,
+          requestId,
+        }),
+      );
+    // A creating request with an Idempotency-Key runs once per key (docs/rest-api.md).
+    const idempotencyKey =
+      request.method === "POST" && route.auth !== false ? idempotencyKeyOf(request) : undefined;
+    if (idempotencyKey === undefined) return run();
+    // An end user's (connect token's) key never answers another end user of the workspace.
+    const fingerprint = fingerprintOf(request.method, path, [params, endUser?.externalUserId ?? null]);
+    const reportError = (error: unknown) => onError(error, requestId);
+    return idempotent(
+      { store: hookline.store, workspaceId, key: idempotencyKey, fingerprint, onError: reportError },
+      run,
+    );
   }
 
   return async (request: Request): Promise<Response> => {
@@ -377,6 +417,7 @@ export function createHandler(
     }
     if (observer) report(observer, request, requestId, response.status, startedAt, seen);
     return withHeaders(response, {
+      ...seen.limit,
       "x-request-id": requestId,
       ...cors,
       ...connectCors(request, connectRoute, seen.grant),

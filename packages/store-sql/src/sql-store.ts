@@ -18,6 +18,7 @@ import { sqlEmits } from "./sql/emits.js";
 import { sqlEnv } from "./sql/env.js";
 import { sqlEvents } from "./sql/events.js";
 import { sqlExecutionQueue, sqlExecutions } from "./sql/executions.js";
+import { sqlIdempotency } from "./sql/idempotency.js";
 import { sqlKv } from "./sql/kv.js";
 import { sqlLogs } from "./sql/logs.js";
 import { sqlAuthTickets, sqlOAuthClients } from "./sql/oauth.js";
@@ -118,6 +119,7 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
     timers: sqlTimers(c),
     deliveries: sqlDeliveries(c),
     settings: sqlSettings(c),
+    idempotency: sqlIdempotency(c),
     queue: { ...queue, deliveries: { ...queue.deliveries, depth: sqlQueueDepth(c) } },
     workflows: sqlWorkflows(c),
     executions: sqlExecutions(c),

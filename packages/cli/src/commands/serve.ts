@@ -1,12 +1,12 @@
 /** `pd serve`: the whole service (REST API, HTTP interfaces, timers, delivery worker) in one process. */
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 // Only types at the top: the engine loads when `pd serve` runs, so other commands start fast.
-import type { Hookline } from "@hookline/engine";
+import type { EngineWorkerOptions, Hookline } from "@hookline/engine";
 import type { Store } from "@hookline/store";
 import type { StatementObserver } from "@hookline/store-sql";
 import type { Logger } from "pino";
@@ -16,6 +16,7 @@ import { DEFAULT_DATA_DIR, URL_FILE } from "../_config.js";
 import { CliError, note, out, style } from "../_output.js";
 import { _npmOptions, _packagesOptions } from "../_packages.js";
 import { _destinationsLine, _serveDestinations } from "../_serve-destinations.js";
+import { _ensureApiKey, _writeSecret } from "../_serve-keys.js";
 import {
   createServeLogger,
   LOG_OPTIONS,
@@ -26,12 +27,6 @@ import {
 import { METRICS_OPTIONS, readMetricsSettings, startMetrics, statementSink } from "../_serve-metrics.js";
 import { outboundLine, readServeSettings, SETTING_OPTIONS } from "../_serve-settings.js";
 import { _publishAtStart } from "../_startup-registry.js";
-
-/** Writes a secret file with mode 600. @internal */
-function _writeSecret(path: string, value: string): void {
-  writeFileSync(path, `${value}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
-}
 
 /** The address a client on this machine connects to: loopback for a wildcard listen. @internal */
 function _connectHost(address: AddressInfo): string {
@@ -110,43 +105,6 @@ async function _openStore(opts: {
       await db.close();
     },
   };
-}
-
-/**
- * Makes sure an API key works: HOOKLINE_API_KEY is seeded into the "default" workspace when it
- * does not resolve; otherwise the first start creates a workspace and a key, shown once.
- * @internal
- */
-async function _ensureApiKey(
-  hookline: Hookline,
-  store: Store,
-  keyFile: string | undefined,
-): Promise<{ created?: string; where: string }> {
-  const seeded = process.env.HOOKLINE_API_KEY;
-  if (seeded) {
-    const { hashApiKey } = await import("@hookline/engine");
-    if (!(await hookline.apiKeys.resolve(seeded))) {
-      const workspaces = await hookline.workspaces.list();
-      const ws =
-        workspaces.find((w) => w.name === "default") ??
-        (await hookline.workspaces.create({ name: "default" }));
-      await store.apiKeys.create({
-        workspaceId: ws.id,
-        name: "seed",
-        hash: hashApiKey(seeded),
-        hint: `${seeded.slice(0, 7)}…`,
-      });
-    }
-    return { where: "HOOKLINE_API_KEY" };
-  }
-  const workspaces = await hookline.workspaces.list();
-  if (workspaces.length > 0) {
-    return { where: keyFile && existsSync(keyFile) ? keyFile : "created on first start (not stored here)" };
-  }
-  const ws = await hookline.workspaces.create({ name: "default" });
-  const { key } = await hookline.apiKeys.create(ws.id, { name: "pd serve" });
-  if (keyFile) _writeSecret(keyFile, key);
-  return { created: key, where: keyFile ? `saved in ${keyFile}` : "not saved (memory store)" };
 }
 
 export default defineCommand({
@@ -278,7 +236,12 @@ export default defineCommand({
         throw new CliError("secrets_key_mismatch", (error as Error).message);
       throw error;
     });
-    const key = await _ensureApiKey(hookline, opened.store, dataDir ? join(dataDir, "api-key") : undefined);
+    const key = await _ensureApiKey(
+      hookline,
+      opened.store,
+      dataDir,
+      dataDir ? join(dataDir, "api-key") : undefined,
+    );
     const imports = [..._strs(args, "import"), ...(process.env.HOOKLINE_IMPORT ?? "").split(",")];
     const registryLines = await _publishAtStart(hookline, {
       essentials: !_flag(args, "no-essentials"),
@@ -332,9 +295,17 @@ export default defineCommand({
     if (dataDir && localUrl) writeFileSync(join(dataDir, URL_FILE), `${localUrl}\n`);
     if (key.created) {
       out(`  API key:  ${style.yellow(key.created)}`);
-      out(`            shown once; ${key.where}`);
+      out(
+        `            shown once; ${key.where}; an operator key: it also manages workspaces and keys (pd workspaces, pd keys)`,
+      );
     } else {
       out(`  API key:  ${key.where}`);
+    }
+    if (key.operator) {
+      out(`  Operator: ${style.yellow(key.operator.key)}`);
+      out(
+        `            a new operator key (manages workspaces and keys: pd workspaces, pd keys), shown once; ${key.operator.where}`,
+      );
     }
 
     let stopping = false;

@@ -3,6 +3,7 @@
 import type { DedupeStore, DeployedComponentStore, KvStore, SavedComponentStore } from "./components.js";
 import type { DataStoreStore } from "./data-stores.js";
 import type { EmitStore, EventStore, LogStore } from "./events.js";
+import type { IdempotencyStore } from "./idempotency.js";
 import type { StoreNotifications } from "./notifications.js";
 import type { DeliveryStore, Queue, TimerStore } from "./queue.js";
 import type { ReplayStore } from "./replays.js";
@@ -73,6 +74,8 @@ export interface Store {
   replays: ReplayStore;
   /** Settings shared by the nodes using the store. */
   settings: SettingsStore;
+  /** The answers of creating requests by their `Idempotency-Key`, kept a day. */
+  idempotency: IdempotencyStore;
   /** What nodes claim: due deliveries, timer ticks and (with workflows) queued executions. */
   queue: Queue & {
     /** Queued workflow executions (present together with {@link Store.executions}). */
