@@ -3,10 +3,10 @@
  * the cache of each source's sandbox, and the ONE per-source invocation queue.
  *
  * The rule this module owns: the engine never calls one mounted component concurrently. Every call
- * into a sandbox (run, hooks, options, additionalProps) and the store work around a run (the db
- * snapshot and write-back, the emits and their dedupe state) happen inside {@link Mounts.exclusive}
- * for the sandbox's id, so a source's invocations run one at a time, in arrival order, and its
- * dedupe state is read, changed and written in that order. The queue is bounded: past
+ * into a sandbox (run, hooks, options, additionalProps) and the db snapshot and write-back around
+ * a run happen inside {@link Mounts.exclusive} for the sandbox's id, so a source's invocations run
+ * one at a time, in arrival order (dedupe is the store's, decided in the emit commit under a lock:
+ * runs.ts). The queue is bounded: past
  * `limits.maxQueuedInvocations` waiting invocations a new one fails with `source_busy` (429).
  */
 import { HooklineError, type PropDescription } from "@hookline/core";

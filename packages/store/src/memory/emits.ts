@@ -1,6 +1,7 @@
-/** The atomic emit in memory: dedupe state, events and deliveries, all or nothing. */
+/** The atomic emit in memory: the dedupe decision, events and deliveries, all or nothing. */
 import type { DeliveryTarget } from "../adapter/channels.js";
 import { subscriptionFilter, targetsOf } from "../adapter/channels.js";
+import { decideDedupe } from "../adapter/dedupe.js";
 import { newDelivery, newEvents } from "../adapter/rows.js";
 import type { AppendedEvent, EmitCommitInput, EmitStore } from "../types/index.js";
 import { copy, copyPlain } from "./copy.js";
@@ -35,15 +36,19 @@ export function memoryEmits(s: MemoryState): EmitStore {
     undo: (() => void)[],
   ): { events: AppendedEvent[]; due: boolean } => {
     const { workspaceId, componentId } = input;
-    const rows = newEvents(input, now);
+    let rows = newEvents(input, now);
+    // Decided and written in this synchronous step: no other commit runs in between (the memory
+    // store's lock), so two commits of the same ids keep each id once.
+    const decided = input.dedupe ? decideDedupe(input.dedupe, s.dedupe.get(componentId), rows) : undefined;
+    if (decided) rows = decided.kept;
     for (const row of rows) row.body = copy(row.body);
     const targets = targetsFor(s, workspaceId, componentId);
 
     s.faults?.before("dedupe");
-    if (input.dedupeState !== undefined) {
+    if (decided) {
       const had = s.dedupe.has(componentId);
       const previous = s.dedupe.get(componentId);
-      s.dedupe.set(componentId, copy(input.dedupeState));
+      s.dedupe.set(componentId, copy(decided.state));
       undo.push(() => (had ? s.dedupe.set(componentId, previous) : s.dedupe.delete(componentId)));
     }
 

@@ -119,12 +119,8 @@ export function emitsSuite(t: SuiteContext): void {
           const faults = t.options.faultInjection!;
           const now = nextWindow();
           const { ws, emitter, webhooks, appended } = await t.outbox(2, now);
-          await store.emits.commit({
-            workspaceId: ws,
-            componentId: emitter.id,
-            events: [],
-            dedupeState: { v: 1 },
-          });
+          const ided = (n: number, at: number) =>
+            events(n, at).map((e, i) => ({ ...e, eventId: `${at}-${i}` }));
           const before = {
             dedupe: await store.dedupe.get(emitter.id),
             events: (await store.events.list(ws, emitter.id, { limit: 100 })).items,
@@ -136,8 +132,8 @@ export function emitsSuite(t: SuiteContext): void {
           const failed = store.emits.commit({
             workspaceId: ws,
             componentId: emitter.id,
-            events: events(3, now + 10),
-            dedupeState: { v: 2 },
+            events: ided(3, now + 10),
+            dedupe: "unique",
             now: now + 10,
           });
           await expect(failed).rejects.toThrow(`injected fault before writing ${point}`);
@@ -162,13 +158,13 @@ export function emitsSuite(t: SuiteContext): void {
           const next = await store.emits.commit({
             workspaceId: ws,
             componentId: emitter.id,
-            events: events(1, now + 20),
-            dedupeState: { v: 3 },
+            events: ided(1, now + 20),
+            dedupe: "unique",
             now: now + 20,
           });
           expect(next[0]!.seq).toBeGreaterThan(appended[1]!.seq);
           expect(next[0]!.deliveryIds).toHaveLength(1);
-          expect(await store.dedupe.get(emitter.id)).toEqual({ v: 3 });
+          expect(await store.dedupe.get(emitter.id)).toEqual({ ids: [`${now + 20}-0`] });
           expect((await store.events.list(ws, emitter.id, { limit: 100 })).items).toHaveLength(3);
         });
       }
