@@ -30,8 +30,8 @@ import type { EngineLimits, RefusedEmits } from "./types.js";
 
 /** One `$emit` call as the runtime reports it. */
 type RawEmit = InvocationResult["emits"][number];
-/** An emit whose metadata passed validation. */
-type ValidEmit = { event: unknown; meta: EmitMeta };
+/** An emit whose metadata passed validation (`json`: the event's JSON text, when the sandbox gave it). */
+type ValidEmit = { event: unknown; json?: string; meta: EmitMeta };
 /** The source an invocation belongs to. */
 type SourceRef = { id: string; workspaceId: string };
 
@@ -101,7 +101,9 @@ export function screenEmits(
     if (problems.length > 0) {
       const line = invalidLine(emit.meta, problems);
       invalid.set(line, (invalid.get(line) ?? 0) + 1);
-    } else if (Buffer.byteLength(JSON.stringify(emit.event ?? null) ?? "null") > limits.maxEventBytes) {
+    } else if (
+      Buffer.byteLength(emit.json ?? JSON.stringify(emit.event ?? null) ?? "null") > limits.maxEventBytes
+    ) {
       tooLarge++;
     } else accepted.push(emit as ValidEmit);
   }
@@ -145,8 +147,10 @@ export async function commitEmits(
     componentId: source.id,
     now,
     ...(strategy === undefined ? {} : { dedupe: strategy }),
-    events: emits.map(({ event, meta }) => {
+    events: emits.map(({ event, json, meta }) => {
       const input: EventInput = { channel: channelOf(meta), ts: meta.ts ?? now, body: event ?? null };
+      // The sandbox's own text: stored and POSTed as the component wrote it.
+      if (json !== undefined) input.json = json;
       if (meta.summary !== undefined) input.summary = meta.summary;
       if (meta.id !== undefined) input.eventId = String(meta.id);
       return input;

@@ -6,6 +6,7 @@
  */
 import type { AppendedEvent, Delivery, EmitCommitInput, EmitStore } from "@hookline/store";
 import {
+  bodyText,
   type DeliveryTarget,
   decideDedupe,
   newDelivery,
@@ -16,7 +17,7 @@ import {
 import type { CachedTargets, SqlContext } from "./context.js";
 import { addToBatch, type EmitPart, StaleTargetsError, TARGETS_FINGERPRINT } from "./emit-batch.js";
 import type { GroupScope } from "./group-commit.js";
-import { fromJson, optStr, str, toJson } from "./rows.js";
+import { fromJson, optStr, str } from "./rows.js";
 
 /**
  * The emitter's webhook subscriptions, oldest first, with their fingerprint. No lock: the write
@@ -74,12 +75,15 @@ interface Prepared {
 /** Checks what can be refused before any transaction starts. */
 function prepare(c: SqlContext, input: EmitCommitInput): Prepared {
   const now = input.now ?? c.clock();
-  const bodies = input.events.map((event, i) => toJson(event.body, `events[${i}].body`));
+  // The emitter's own JSON text when it has one (kept byte for byte), else the body's.
+  const bodies = input.events.map((event, i) => bodyText(event, `events[${i}].body`));
   // The ids a strategy needs are checked now (the decision itself is made under lock, emit-batch.ts).
   if (input.dedupe) decideDedupe(input.dedupe, undefined, input.events);
   const rows = newEvents(input, now);
   rows.forEach((row, i) => {
+    // What a read gives back: the parse of the stored text (the caller's parse of its own text).
     const text = bodies[i];
+    if (input.events[i]?.json === text) return;
     row.body = text === null || text === undefined ? undefined : JSON.parse(text);
   });
   const { workspaceId, componentId, dedupe: strategy } = input;

@@ -25,6 +25,6 @@ export {
   newWebhook,
   newWorkspace,
 } from "./rows.js";
-export { compareText, decodeText, encodeText, jsonText, utf8Length } from "./text.js";
+export { bodyText, compareText, decodeText, encodeText, jsonText, utf8Length } from "./text.js";
 export { compareVersions, newestComponent } from "./versions.js";
 export { isDue, isFinalStatus, newExecution, newWorkflow } from "./workflow-rows.js";

@@ -3,6 +3,7 @@ import type { DeliveryTarget } from "../adapter/channels.js";
 import { subscriptionFilter, targetsOf } from "../adapter/channels.js";
 import { decideDedupe } from "../adapter/dedupe.js";
 import { newDelivery, newEvents } from "../adapter/rows.js";
+import { bodyText, utf8Length } from "../adapter/text.js";
 import type { AppendedEvent, EmitCommitInput, EmitStore } from "../types/index.js";
 import { copy, copyPlain } from "./copy.js";
 import type { MemoryState } from "./state.js";
@@ -37,6 +38,7 @@ export function memoryEmits(s: MemoryState): EmitStore {
   ): { events: AppendedEvent[]; due: boolean } => {
     const { workspaceId, componentId } = input;
     let rows = newEvents(input, now);
+    const texts = new Map(rows.map((row, i) => [row, input.events[i]?.json] as const));
     // Decided and written in this synchronous step: no other commit runs in between (the memory
     // store's lock), so two commits of the same ids keep each id once.
     const decided = input.dedupe ? decideDedupe(input.dedupe, s.dedupe.get(componentId), rows) : undefined;
@@ -64,9 +66,17 @@ export function memoryEmits(s: MemoryState): EmitStore {
       row.seq = s.nextSeq();
       s.events.set(row.id, row);
       byEmitter.add(row.id);
+      // The emitter's own text, as the SQL stores keep it: its deliveries POST these bytes.
+      const json = texts.get(row);
+      const text = json === undefined ? null : bodyText({ body: row.body, json }, "body");
+      if (text !== null) {
+        s.eventTexts.set(row.id, text);
+        s.eventBytes.set(row.id, utf8Length(text));
+      }
       undo.push(() => {
         s.events.delete(row.id);
         s.eventBytes.delete(row.id);
+        s.eventTexts.delete(row.id);
         byEmitter.delete(row.id);
       });
     }

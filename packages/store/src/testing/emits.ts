@@ -97,6 +97,27 @@ export function emitsSuite(t: SuiteContext): void {
       },
     );
 
+    t.test("a body given as its JSON text is stored and claimed as those bytes", async () => {
+      const ws = await t.workspace();
+      const emitter = await t.component(ws);
+      const hook = await t.webhook(ws);
+      await t.store.subscriptions.create({ workspaceId: ws, emitterId: emitter.id, listenerId: hook.id });
+      // Spelled as no JSON.stringify writes it: key order, spaces, number forms, escapes.
+      const json = '{ "z": 1.0, "a": [1E21, -0, 0.10], "s": "\\u00e9\\n" }';
+      const now = nextWindow();
+      const [event] = await t.emit(
+        ws,
+        emitter.id,
+        [{ channel: "default", ts: now, body: JSON.parse(json), json }],
+        now,
+      );
+      expect(event!.body).toEqual({ z: 1, a: [1e21, -0, 0.1], s: "\u00e9\n" });
+      const [claimed] = await t.drain(new Set(event!.deliveryIds), { owner: "w", now });
+      expect(claimed!.payload).toBe(json);
+      expect(claimed!.event.body).toEqual(JSON.parse(json));
+      expect((await t.store.events.get(ws, event!.id))?.body).toEqual(JSON.parse(json));
+    });
+
     t.test("outbox: subscriptions and webhooks of another workspace never receive", async () => {
       const ws = await t.workspace();
       const other = await t.workspace();

@@ -20,6 +20,14 @@ export interface EventInput {
    * BigInt, a cycle) as `invalid`; the memory store keeps any structured-cloneable value.
    */
   body: unknown;
+  /**
+   * The body's JSON text as the emitter wrote it (the sandbox's `JSON.stringify`), when it has one:
+   * `body` must then be its parse. Every adapter keeps these bytes as the stored body and gives them
+   * to the delivery that POSTs it (`ClaimedDelivery.payload`), key order, number formatting
+   * and escapes unchanged, instead of writing the body again. A text holding a lone surrogate is
+   * written as `body` would be.
+   */
+  json?: string;
 }
 
 /** A stored event. */
