@@ -37,6 +37,7 @@ import { systemClock } from "./clock.js";
 import { type ComponentsApi, createComponentsApi } from "./components.js";
 import type { EngineContext } from "./context.js";
 import { createDataStoresApi, type DataStoresApi } from "./data-stores.js";
+import { createEndpointRegistry } from "./endpoints.js";
 import type { HooklineEvents } from "./events.js";
 import { startFanout } from "./fanout.js";
 import { checkHealth, type HealthReport } from "./health.js";
@@ -342,6 +343,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
       sandboxLimits: limits.sandbox,
       maxQueuedInvocations: limits.engine.maxQueuedInvocations,
     }),
+    endpoints: createEndpointRegistry(store),
     limits: limits.engine,
     retention: createRetention(store, options.retention),
     baseUrl,
@@ -417,11 +419,10 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     workflows: workflows.api,
     env: workflows.env,
     async ingress(endpointId, request) {
-      // A workflow's endpoint seen before: straight to it (a source's lookup comes first otherwise).
-      const answered = workflows.knowsEndpoint(endpointId)
-        ? await workflows.ingress(endpointId, request)
-        : undefined;
-      return answered ?? handleIngress(ctx, endpointId, request, workflows.ingress);
+      // One lookup (endpoints.ts): a workflow's endpoint, else a source's (or nothing: 404).
+      const owner = await ctx.endpoints.resolve(endpointId);
+      if (owner?.kind === "workflow") return workflows.ingress(owner.workflow, request);
+      return handleIngress(ctx, owner?.source, request);
     },
     timers: { tick: runTick },
     retention: { sweep: () => ctx.retention.sweep() },

@@ -253,7 +253,12 @@ export interface InvocationError {
 
 /** What happened during one invocation. Never throws for component errors: see `error`. */
 export interface InvocationResult {
-  emits: { event: unknown; meta: EmitMeta }[];
+  /**
+   * Each `this.$emit(event, meta)`, in order: the event, its JSON text as the sandbox wrote it
+   * (`json`, absent when the event is undefined: the bytes a store keeps and a webhook receives) and
+   * its metadata.
+   */
+  emits: { event: unknown; json?: string; meta: EmitMeta }[];
   exports: Record<string, unknown>;
   returnValue?: unknown;
   responds: RespondCall[];

@@ -265,6 +265,22 @@ export function toEvent(row: SqlRow): StoredEvent {
   return event;
 }
 
+/**
+ * Makes `event.body` the parse of `text`, done on the first read (then kept): a claimed delivery
+ * POSTs the text and most never read the body.
+ */
+export function lazyBody(event: StoredEvent, text: string): void {
+  let parsed: { value: unknown } | undefined;
+  Object.defineProperty(event, "body", {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      parsed ??= { value: JSON.parse(text) };
+      return parsed.value;
+    },
+  });
+}
+
 export const toLog = (row: SqlRow): LogLine => ({
   seq: num(row.seq),
   workspaceId: str(row.workspace_id),

@@ -56,7 +56,14 @@ function leaseRow(
     return undefined;
   }
   lease();
-  return { ...copyPlain(row), event: copyPlain(event), webhook: copyPlain(webhook) };
+  const claimed: ClaimedDelivery = {
+    ...copyPlain(row),
+    event: copyPlain(event),
+    webhook: copyPlain(webhook),
+  };
+  const payload = s.eventTexts.get(event.id);
+  if (payload !== undefined) claimed.payload = payload;
+  return claimed;
 }
 
 function memoryDeliveryQueue(s: MemoryState): DeliveryQueue {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { Store } from "../types/index.js";
 import { events, nextWindow, type SuiteContext } from "./context.js";
+import { RACED_IDS, raceSameIds } from "./dedupe.js";
 import { eventually, listen, seqsOf } from "./notifications.js";
 
 /** Registers the multi-process tests. */
@@ -62,6 +63,18 @@ export function multiProcessSuite(t: SuiteContext): void {
         expect((await other.idempotency.claim(claim)).claimed).toBe(false);
       },
     );
+
+    for (const strategy of ["unique", "greatest", "last"] as const) {
+      t.test(`${strategy}: both instances committing the same ids at once keep each id once`, async () => {
+        const ws = await t.workspace();
+        const dc = await t.component(ws);
+        const hook = await t.webhook(ws);
+        await t.store.subscriptions.create({ workspaceId: ws, emitterId: dc.id, listenerId: hook.id });
+        expect(await raceSameIds([t.store, other], ws, dc.id, strategy, 16)).toEqual(RACED_IDS);
+        const deliveries = await other.deliveries.list(ws, { webhookId: hook.id, limit: 100 });
+        expect(deliveries.items).toHaveLength(RACED_IDS.length);
+      });
+    }
 
     t.test("an emit sees the subscriptions and webhooks the other instance changed", async () => {
       const ws = await t.workspace();

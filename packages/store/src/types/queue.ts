@@ -129,6 +129,11 @@ export interface DeliveryWithEvent extends Delivery {
 export interface ClaimedDelivery extends Delivery {
   /** The event to POST. */
   event: StoredEvent;
+  /**
+   * The event's body as the JSON text the store keeps: the bytes the delivery POSTs (and signs),
+   * unchanged since the emit. Absent for a workflow's request, and where an adapter keeps no text.
+   */
+  payload?: string;
   /** The target webhook. */
   webhook: Webhook;
 }
