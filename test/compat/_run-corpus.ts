@@ -21,7 +21,10 @@ export interface RunResult {
   /** The package imports npm packages (besides @pipedream/platform). */
   sdk: boolean;
   behaves: boolean;
-  /** `ok`, `api` (reached the stand-in or the network), or `sandbox: ...` / `other: ...` and the cause. */
+  /**
+   * `ok`, `api` (reached the stand-in or the network), `input` (refused its placeholder input), or
+   * `sandbox: ...` / `other: ...` and the cause.
+   */
   outcome: string;
   message?: string;
 }
@@ -37,11 +40,19 @@ const SANDBOX = [
   /native addon|Cannot find module/,
   /Top-level await/,
 ];
-/** Errors that show the component ran until it reached for its API (or refused its own input). */
+/** Errors that show the component ran until it reached for its API. */
 const BEHAVES = [
   /status code 4\d\d|\b4\d\d\b.*(Unauthorized|Forbidden|Not Found|stand-in)|stand-in/i,
   /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|getaddrinfo|private address|not allowed|SSRF|refused to connect|socket hang up|network/i,
+];
+
+/**
+ * A component refusing its own placeholder input: a `ConfigurationError` or a prop error, or a
+ * file prop naming the placeholder file, absent from `/tmp` as it would be on Node (`ENOENT`).
+ */
+const INPUT = [
   /ConfigurationError|invalid_prop_value|account_required/,
+  /ENOENT.*placeholder|placeholder.*ENOENT/s,
 ];
 
 /**
@@ -51,6 +62,7 @@ const BEHAVES = [
  */
 function classify(message: string, reached: boolean): { behaves: boolean; outcome: string } {
   if (reached || BEHAVES.some((re) => re.test(message))) return { behaves: true, outcome: "api" };
+  if (INPUT.some((re) => re.test(message))) return { behaves: true, outcome: "input" };
   if (SANDBOX.some((re) => re.test(message)))
     return { behaves: false, outcome: `sandbox: ${cause(message)}` };
   return { behaves: false, outcome: `other: ${cause(message)}` };
@@ -91,7 +103,11 @@ async function startStandIn(): Promise<{ base: string; hits: () => number; close
   };
 }
 
-/** The guarded transport with every URL's origin replaced by the stand-in's: nothing leaves loopback. */
+/**
+ * The guarded transport with every URL's origin replaced by the stand-in's, for `fetch` and for
+ * the `http`/`https` modules (whose TLS options no longer apply to the plain stand-in): nothing
+ * leaves loopback. Sockets (database drivers) keep their placeholder host, which does not resolve.
+ */
 function loopbackTransport(base: string): Transport {
   const inner = createTransport({ allowPrivate: true });
   const rewrite = (input: string | URL | Request) => {
@@ -100,7 +116,10 @@ function loopbackTransport(base: string): Transport {
   };
   const fetch = ((input: string | URL | Request, init?: RequestInit) =>
     inner.fetch(rewrite(input), init)) as typeof globalThis.fetch;
-  return { ...inner, fetch };
+  const send = inner.request;
+  if (!send) throw new Error("the transport has no request()");
+  const request: Transport["request"] = (url, { tls: _tls, ...rest }) => send(rewrite(url), rest);
+  return { ...inner, fetch, request };
 }
 
 const DUMMY_AUTH = {

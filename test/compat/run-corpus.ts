@@ -57,6 +57,6 @@ for (const [cause, list] of [...causes].sort((a, b) => b[1].length - a[1].length
 const outcomes = new Map<string, number>();
 for (const r of results) outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + 1);
 console.log(
-  `\n(${results.length} components in ${((Date.now() - started) / 1000).toFixed(0)} s; ok ${outcomes.get("ok") ?? 0}, reached the API ${outcomes.get("api") ?? 0})`,
+  `\n(${results.length} components in ${((Date.now() - started) / 1000).toFixed(0)} s; ok ${outcomes.get("ok") ?? 0}, reached the API ${outcomes.get("api") ?? 0}, refused their placeholder input ${outcomes.get("input") ?? 0})`,
 );
 process.exit(0);
