@@ -175,7 +175,11 @@ async function placeholderProps(
     else if (prop.type === "string[]") out[name] = ["placeholder"];
     else if (prop.type === "integer[]") out[name] = [1];
     else if (prop.type === "object") out[name] = { placeholder: "placeholder" };
-    else if (prop.type === "string") out[name] = "placeholder";
+    else if (prop.type === "string" || prop.type === "any") out[name] = "placeholder";
+    // A data store prop's value is the store's name; the engine creates it on first use.
+    else if (prop.type === "data_store") out[name] = "placeholder";
+    else if (prop.type === "http_request") out[name] = { method: "GET", url: "https://placeholder.invalid/" };
+    else if (prop.type === "sql") out[name] = { query: "SELECT 1", params: [] };
   }
   return out;
 }
@@ -183,7 +187,7 @@ async function placeholderProps(
 /** Runs the components of `packages` (one at a time, so that stand-in hits belong to one). */
 export async function runCorpus(
   packages: string[],
-  options: { limit?: number; onResult?: (r: RunResult) => void } = {},
+  options: { limit?: number; match?: string; onResult?: (r: RunResult) => void } = {},
 ): Promise<RunResult[]> {
   const standIn = await startStandIn();
   const runtime = createRuntime({
@@ -209,7 +213,9 @@ export async function runCorpus(
         pkg,
         Object.keys(deps ?? {}).some((d) => !d.startsWith("@pipedream/")),
       );
-      const files = componentFiles(pkg).slice(0, options.limit ?? Number.POSITIVE_INFINITY);
+      const files = componentFiles(pkg)
+        .filter((path) => !options.match || path.includes(options.match))
+        .slice(0, options.limit ?? Number.POSITIVE_INFINITY);
       for (const path of files) {
         const result = await runOne(hookline, ws, accounts, standIn.hits, pkg, path, sdkOf.get(pkg) === true);
         results.push(result);
