@@ -4,7 +4,7 @@
  * `pd deploy <file>` does, and published under its own key and version. `pd registry import` does
  * it over the REST API; `pd serve` does it in-process at start-up.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { basename, dirname, extname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PackagesOptions } from "@hookline/runtime";
@@ -33,28 +33,13 @@ export type Publisher = (component: {
 const COMPONENT_EXTENSIONS = new Set([".mjs", ".js", ".ts", ".cjs"]);
 
 /**
- * The component files of a package in Pipedream's layout: `sources/<name>/<name>.mjs` and
- * `actions/<name>/<name>.mjs` (a file named after its folder; `common/` helpers and test events
- * are not components).
+ * The engine's reading of npm package folders (`packageComponentFiles`, `declaredRanges`,
+ * `parsePackageSpec`: one owner, shared with `POST /v1/components/registry/import`), loaded on use
+ * because the engine is heavy for commands that never import a package.
  */
-export function packageComponentFiles(dir: string): string[] {
-  const files: string[] = [];
-  for (const kind of ["sources", "actions"]) {
-    const root = join(dir, kind);
-    if (!existsSync(root)) continue;
-    for (const name of readdirSync(root).sort()) {
-      const folder = join(root, name);
-      if (!statSync(folder).isDirectory()) continue;
-      for (const ext of COMPONENT_EXTENSIONS) {
-        const file = join(folder, `${name}${ext}`);
-        if (existsSync(file)) {
-          files.push(file);
-          break;
-        }
-      }
-    }
-  }
-  return files;
+export async function npmPackages() {
+  const { declaredRanges, packageComponentFiles, parsePackageSpec } = await import("@hookline/engine");
+  return { declaredRanges, packageComponentFiles, parsePackageSpec };
 }
 
 /** Every component file (`.mjs`, `.js`, `.ts`) under `dir`, for a folder such as the essentials. */
@@ -74,16 +59,6 @@ export function essentialsDir(): string {
   return dirname(fileURLToPath(import.meta.resolve("@hookline/cli/registry/README.md")));
 }
 
-/** Splits `@scope/name@^1.2` into name and range (`latest` when none). */
-function parsePackageSpec(spec: string): { name: string; range: string } {
-  const at = spec.lastIndexOf("@");
-  const name = at > 0 ? spec.slice(0, at) : spec;
-  const range = at > 0 ? spec.slice(at + 1) : "latest";
-  if (!/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(name))
-    throw new CliError("bad_request", `"${spec}" is not an npm package name (such as @pipedream/slack)`);
-  return { name, range: range || "latest" };
-}
-
 /**
  * The folder of an npm package: `node_modules`, then the package cache, then the npm registry
  * (downloaded into the cache, integrity checked).
@@ -92,7 +67,14 @@ export async function resolvePackageDir(
   spec: string,
   packages: PackagesOptions,
 ): Promise<{ name: string; version: string; dir: string }> {
-  const { name, range } = parsePackageSpec(spec);
+  const { parsePackageSpec } = await npmPackages();
+  let parsed: { name: string; range: string };
+  try {
+    parsed = parsePackageSpec(spec);
+  } catch (error) {
+    throw new CliError("bad_request", (error as Error).message);
+  }
+  const { name, range } = parsed;
   const tried: string[] = [];
   const reasons: string[] = [];
   // Loaded here: the runtime (QuickJS, esbuild) is heavy for commands that never need it.
@@ -110,22 +92,6 @@ export async function resolvePackageDir(
     "package_not_found",
     `Cannot find package "${spec}" (looked in: ${tried.join(", ")})${reasons.length > 0 ? `: ${reasons.join("; ")}` : ""}`,
   );
-}
-
-/**
- * The ranges a package declares for its dependencies (dependencies, optional and peer ones): its
- * components' bare imports get them, so they run with the versions the package was written for.
- */
-export function declaredRanges(dir: string): Record<string, string> {
-  try {
-    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<
-      string,
-      Record<string, string> | undefined
-    >;
-    return { ...pkg.peerDependencies, ...pkg.optionalDependencies, ...pkg.dependencies };
-  } catch {
-    return {};
-  }
 }
 
 /** Codes that mean "already in the registry": the component is not published again. */

@@ -9,11 +9,10 @@ import type { Hookline } from "@hookline/engine";
 import type { PackagesOptions } from "@hookline/runtime";
 import { note, style } from "./_output.js";
 import {
-  declaredRanges,
   essentialsDir,
   folderComponentFiles,
   type ImportResult,
-  packageComponentFiles,
+  npmPackages,
   publishFiles,
   resolvePackageDir,
 } from "./_registry-import.js";
@@ -72,6 +71,7 @@ export async function _publishAtStart(
   for (const spec of options.imports) {
     try {
       const found = await resolvePackageDir(spec, options.packages);
+      const { declaredRanges, packageComponentFiles } = await npmPackages();
       const label = `${found.name}@${found.version}`;
       const files = packageComponentFiles(found.dir);
       const results = await publishFiles(found.dir, files, publish, report(label), declaredRanges(found.dir));

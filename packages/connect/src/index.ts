@@ -7,19 +7,9 @@
  * @packageDocumentation
  */
 
-/** A connected account as Hookline returns it (never its credentials). */
-export interface ConnectedAccount {
-  /** `apn_` id: configure app props with `{ authProvisionId: id }` (or `{ externalUserId }`). */
-  id: string;
-  app: string;
-  name: string;
-  oauth: boolean;
-  status: "active" | "needs_reconnect";
-  external_user_id: string | null;
-  expires_at: number | null;
-  created_at: number;
-  updated_at: number;
-}
+import type { ConnectedAccount } from "./account.js";
+
+export type { ConnectedAccount } from "./account.js";
 
 /** Options of {@link connectAccount}. */
 export interface ConnectAccountOptions {

@@ -20,6 +20,7 @@ export * from "./schemas.js";
 export * from "./slug.js";
 export * from "./templates.js";
 export * from "./timers.js";
+export type { TlsSettings } from "./tls-settings.js";
 export {
   type ComponentCheck,
   describeComponent,
@@ -32,6 +33,7 @@ export {
   type PropValuesResult,
   validatePropValues,
 } from "./validate-prop-values.js";
+export * from "./workflow-file.js";
 export * from "./workflow-limits.js";
 export * from "./workflow-retry.js";
 export * from "./workflows.js";

@@ -89,7 +89,7 @@ export async function attemptDelivery(
       request = outgoingRequest(row, row.request, secrets, timestamp);
     } else {
       if (secrets.length === 0) throw new Error("no_signing_secret");
-      const body = buildPayload(event);
+      const body = buildPayload(event, row.payload);
       const headers: Record<string, string> = {
         "content-type": "application/json",
         "user-agent": DELIVERY_USER_AGENT,

@@ -4,18 +4,21 @@ import { RESPONSE_EXCERPT_BYTES } from "./worker-types.js";
 
 /**
  * Builds the request body POSTed for a delivery: the emitted event as JSON, unchanged (DESIGN.md,
- * "Delivery semantics"); `null` when it has no body. These exact bytes are what is signed. The
- * event's id travels in the `webhook-id` header, its channel in `x-hookline-event-name`.
+ * "Delivery semantics"): the text the store kept (`payload`, the bytes the component emitted) when
+ * it has one, else the body as JSON; `null` when it has no body. These exact bytes are what is
+ * signed. The event's id travels in the `webhook-id` header, its channel in `x-hookline-event-name`.
  *
  * @param event - The stored event.
+ * @param payload - The body's JSON text as stored (`ClaimedDelivery.payload`), when there is one.
  * @returns The JSON body.
  * @example
  * ```ts
  * buildPayload({ id: "evt_1", ts: 0, body: { a: 1 } }); // '{"a":1}'
+ * buildPayload({ id: "evt_1", ts: 0, body: { a: 1 } }, '{ "a": 1.0 }'); // '{ "a": 1.0 }'
  * ```
  */
-export function buildPayload(event: Pick<StoredEvent, "id" | "ts" | "body">): string {
-  return JSON.stringify(event.body ?? null);
+export function buildPayload(event: Pick<StoredEvent, "id" | "ts" | "body">, payload?: string): string {
+  return payload ?? JSON.stringify(event.body ?? null);
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Runtime } from "@hookline/runtime";
 import type { DeployedComponent, SavedComponent, Store } from "@hookline/store";
 import type { AppsContext } from "./apps.js";
 import type { Clock } from "./clock.js";
+import type { EndpointRegistry } from "./endpoints.js";
 import type { HooklineEvents } from "./events.js";
 import type { Mounts } from "./mounts.js";
 import type { Registry } from "./registry.js";
@@ -31,6 +32,8 @@ export interface EngineContext {
   readonly registry: Registry;
   /** Sandboxes and the per-source invocation queue. */
   readonly mounts: Mounts;
+  /** Who listens at each HTTP endpoint, a source or a workflow (endpoints.ts). */
+  readonly endpoints: EndpointRegistry;
   /** The engine's caps (emits per run, event size, queued invocations). */
   readonly limits: Readonly<EngineLimits>;
   /** Retention: writes mark their source, a sweep trims it later (see retention.ts). */

@@ -6,22 +6,19 @@
  *    metadata rules of core (`validateEmitMeta`, channel names included); a refused event is
  *    counted and logged, the others go on;
  * 2. `ts` ordering (core's `orderEmits`);
- * 3. dedupe (core's `applyDedupe`) against the state the store keeps per source;
- * 4. {@link commitEmits}: the new dedupe state, the events and one delivery row per matching
- *    subscription written in one atomic step (`store.emits.commit`, the outbox); the source is
+ * 3. {@link commitEmits}: the events, their dedupe and one delivery row per matching subscription
+ *    in one atomic step (`store.emits.commit`, the outbox: the store applies core's `applyDedupe`
+ *    with the source's dedupe state locked, so that dedupe holds across nodes); the source is
  *    marked for retention, applied later off this path (retention.ts);
- * 5. observers notified (`emit`), the delivery worker woken.
- *
- * It runs inside the source's invocation queue (see mounts.ts), so dedupe state is read and
- * written in invocation order.
+ * 4. observers notified (`emit`), the delivery worker woken.
  */
 import {
-  applyDedupe,
   CHANNEL_NAME_RULE,
   type ComponentDescription,
   channelOf,
-  type DedupeState,
+  type DedupeStrategy,
   type EmitMeta,
+  HooklineError,
   orderEmits,
   validateEmitMeta,
 } from "@hookline/core";
@@ -33,8 +30,8 @@ import type { EngineLimits, RefusedEmits } from "./types.js";
 
 /** One `$emit` call as the runtime reports it. */
 type RawEmit = InvocationResult["emits"][number];
-/** An emit whose metadata passed validation. */
-type ValidEmit = { event: unknown; meta: EmitMeta };
+/** An emit whose metadata passed validation (`json`: the event's JSON text, when the sandbox gave it). */
+type ValidEmit = { event: unknown; json?: string; meta: EmitMeta };
 /** The source an invocation belongs to. */
 type SourceRef = { id: string; workspaceId: string };
 
@@ -104,7 +101,9 @@ export function screenEmits(
     if (problems.length > 0) {
       const line = invalidLine(emit.meta, problems);
       invalid.set(line, (invalid.get(line) ?? 0) + 1);
-    } else if (Buffer.byteLength(JSON.stringify(emit.event ?? null) ?? "null") > limits.maxEventBytes) {
+    } else if (
+      Buffer.byteLength(emit.json ?? JSON.stringify(emit.event ?? null) ?? "null") > limits.maxEventBytes
+    ) {
       tooLarge++;
     } else accepted.push(emit as ValidEmit);
   }
@@ -129,27 +128,29 @@ export function screenEmits(
 }
 
 /**
- * Step 4: writes one invocation's new dedupe state (when the source has a strategy), its events
- * and their deliveries in ONE atomic store operation (`store.emits.commit`: all of it or nothing, so
- * no id is marked as seen without its event, and no event is stored without its deliveries), then
- * marks the source for retention (trimmed later, off this path). Returns the stored events with
- * their delivery ids. @internal
+ * Step 3: writes one invocation's events and their deliveries in ONE atomic store operation
+ * (`store.emits.commit`: all of it or nothing, so no id is marked as seen without its event, and no
+ * event is stored without its deliveries), the store deciding the source's dedupe (`strategy`)
+ * under its lock, then marks the source for retention (trimmed later, off this path). Returns the
+ * stored events with their delivery ids. @internal
  */
 export async function commitEmits(
   ctx: Pick<EngineContext, "store" | "clock" | "retention">,
   source: SourceRef,
-  dedupeState: DedupeState | undefined,
+  strategy: DedupeStrategy | undefined,
   emits: readonly ValidEmit[],
 ): Promise<(StoredEvent & { deliveryIds: string[] })[]> {
-  if (emits.length === 0 && dedupeState === undefined) return [];
+  if (emits.length === 0) return [];
   const now = ctx.clock.now();
   const appended = await ctx.store.emits.commit({
     workspaceId: source.workspaceId,
     componentId: source.id,
     now,
-    ...(dedupeState === undefined ? {} : { dedupeState }),
-    events: emits.map(({ event, meta }) => {
+    ...(strategy === undefined ? {} : { dedupe: strategy }),
+    events: emits.map(({ event, json, meta }) => {
       const input: EventInput = { channel: channelOf(meta), ts: meta.ts ?? now, body: event ?? null };
+      // The sandbox's own text: stored and POSTed as the component wrote it.
+      if (json !== undefined) input.json = json;
       if (meta.summary !== undefined) input.summary = meta.summary;
       if (meta.id !== undefined) input.eventId = String(meta.id);
       return input;
@@ -160,7 +161,7 @@ export async function commitEmits(
 }
 
 /**
- * The emit pipeline (see the module comment): screens, orders, dedupes and stores one invocation's
+ * The emit pipeline (see the module comment): screens, orders and stores (deduped) one invocation's
  * emits, and says what was stored and what was refused. Refusals and a dedupe error (an emit
  * without `id` under a strategy: no event of the run is stored) are written to the source's logs.
  * @internal
@@ -176,22 +177,17 @@ export async function storeEmits(
   const screened = screenEmits(ctx.limits, emits);
   for (const line of screened.lines) await systemLog(ctx, source, "error", line);
   // 2. `ts` ordering.
-  let kept = orderEmits(screened.accepted);
-  // 3. Dedupe against the source's state.
-  let dedupeState: DedupeState | undefined;
-  if (description.dedupe) {
-    const previous = (await ctx.store.dedupe.get(source.id)) as DedupeState | undefined;
-    try {
-      ({ emitted: kept, state: dedupeState } = applyDedupe(description.dedupe, previous, kept));
-    } catch (error) {
-      const message = `${(error as Error).message}: no event of this run was stored`;
-      await systemLog(ctx, source, "error", message);
-      return { stored: [], refused: screened.refused };
-    }
+  const ordered = orderEmits(screened.accepted);
+  // 3. Dedupe, events and deliveries, atomically (the store decides dedupe under its lock).
+  let appended: Awaited<ReturnType<typeof commitEmits>>;
+  try {
+    appended = await commitEmits(ctx, source, description.dedupe, ordered);
+  } catch (error) {
+    if (!(error instanceof HooklineError && error.code.startsWith("dedupe_"))) throw error;
+    await systemLog(ctx, source, "error", `${error.message}: no event of this run was stored`);
+    return { stored: [], refused: screened.refused };
   }
-  // 4. Dedupe state, events and deliveries, atomically.
-  const appended = await commitEmits(ctx, source, dedupeState, kept);
-  // 5. Observers and the delivery worker.
+  // 4. Observers and the delivery worker.
   for (const { deliveryIds, ...event } of appended) {
     ctx.notify("emit", { workspaceId: source.workspaceId, sourceId: source.id, event, deliveryIds });
   }

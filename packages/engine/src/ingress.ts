@@ -5,6 +5,7 @@
  * docs/engine.md, "Triggers".
  */
 import { HooklineError, validateRespond } from "@hookline/core";
+import type { DeployedComponent } from "@hookline/store";
 import type { EngineContext } from "./context.js";
 import { type IngressRequest, replyOf, toHttpEvent } from "./http-event.js";
 import { runSource } from "./runs.js";
@@ -36,17 +37,15 @@ async function respondReply(
   return replyOf(value);
 }
 
-/** Answers one request to a source's endpoint, or through `other` (a workflow's endpoint). @internal */
+/**
+ * Answers one request to a source's endpoint (`source`, as the endpoint registry resolved it;
+ * undefined when nothing listens there). @internal
+ */
 export async function handleIngress(
   ctx: EngineContext,
-  endpointId: string,
+  source: DeployedComponent | undefined,
   request: IngressRequest,
-  other?: (endpointId: string, request: IngressRequest) => Promise<IngressResponse | undefined>,
 ): Promise<IngressResponse> {
-  const source = await ctx.mounts.sourceByEndpoint(endpointId);
-  // Not a source's endpoint: perhaps a workflow's (workflows/triggers.ts).
-  const answered = source ? undefined : await other?.(endpointId, request);
-  if (answered) return answered;
   if (!source?.active) {
     return json(404, {
       error: {
@@ -57,6 +56,18 @@ export async function handleIngress(
       },
     });
   }
+  const target = { kind: "source", workspaceId: source.workspaceId, emitterId: source.id } as const;
+  const reply = request.admit?.(target) ?? (await runIngress(ctx, source, request));
+  reply.target = target;
+  return reply;
+}
+
+/** Runs the source for one request and answers as it asks. */
+async function runIngress(
+  ctx: EngineContext,
+  source: DeployedComponent,
+  request: IngressRequest,
+): Promise<IngressResponse> {
   let outcome: Awaited<ReturnType<typeof runSource>>;
   try {
     outcome = await runSource(ctx, source, toHttpEvent(request), "http");

@@ -294,7 +294,7 @@ export async function updateSource(
       }
       const updated = await ctx.store.deployedComponents.update(workspaceId, id, patch);
       if (!updated) throw new HooklineError("not_found", `No source ${idOrSlug} in this workspace`);
-      ctx.mounts.forget(id);
+      ctx.endpoints.forget(id);
       await flushStaged(ctx.store, id, staged);
       fresh?.dispose();
       if (changedInstance) ctx.mounts.unmount(id);
@@ -338,7 +338,7 @@ export async function deleteSource(
       await ctx.store.events.delete(workspaceId, id);
       await ctx.store.timers.delete(id);
       await ctx.store.deployedComponents.delete(workspaceId, id);
-      ctx.mounts.forget(id);
+      ctx.endpoints.forget(id);
       ctx.notify("source", { workspaceId, sourceId: id, change: "deleted" });
       return { warnings };
     },

@@ -3,10 +3,10 @@
  * the cache of each source's sandbox, and the ONE per-source invocation queue.
  *
  * The rule this module owns: the engine never calls one mounted component concurrently. Every call
- * into a sandbox (run, hooks, options, additionalProps) and the store work around a run (the db
- * snapshot and write-back, the emits and their dedupe state) happen inside {@link Mounts.exclusive}
- * for the sandbox's id, so a source's invocations run one at a time, in arrival order, and its
- * dedupe state is read, changed and written in that order. The queue is bounded: past
+ * into a sandbox (run, hooks, options, additionalProps) and the db snapshot and write-back around
+ * a run happen inside {@link Mounts.exclusive} for the sandbox's id, so a source's invocations run
+ * one at a time, in arrival order (dedupe is the store's, decided in the emit commit under a lock:
+ * runs.ts). The queue is bounded: past
  * `limits.maxQueuedInvocations` waiting invocations a new one fails with `source_busy` (429).
  */
 import { HooklineError, type PropDescription } from "@hookline/core";
@@ -76,7 +76,7 @@ export interface Mounts {
   ): Promise<T>;
   /** The cached sandbox of a stored source, rebuilt when the source changed. Call inside `exclusive(source.id)`. */
   mounted(source: DeployedComponent): Promise<MountedComponent>;
-  /** Drops (and disposes) a source's cached sandbox, and forgets its cached record. */
+  /** Drops (and disposes) a source's cached sandbox. */
   unmount(sourceId: string): void;
   /**
    * What the engine has to say about the accounts of a source's cached sandbox, for its next run's
@@ -90,13 +90,6 @@ export interface Mounts {
    * id). 404 `not_found` when absent.
    */
   component(workspaceId: string, id: string): Promise<SavedComponent>;
-  /**
-   * The source listening at an endpoint, as read from the store at most {@link SOURCE_CACHE_MS} ago
-   * (a change made on this node is seen at once: lifecycle calls {@link Mounts.forget}).
-   */
-  sourceByEndpoint(endpointId: string): Promise<DeployedComponent | undefined>;
-  /** Forgets a source's cached record (after it changed or was deleted). */
-  forget(sourceId: string): void;
   /**
    * Keeps `work` (the store work of a run of `key`, done outside the queue) until it settles, for
    * {@link Mounts.drain} and {@link Mounts.settled}.
@@ -205,11 +198,6 @@ export async function runtimeProps(
   return out;
 }
 
-/**
- * How long a source read by endpoint is reused, in milliseconds: the ingress does not read the
- * store for every request; a change made through another node is seen within this time.
- */
-export const SOURCE_CACHE_MS = 1_000;
 /** Saved components kept in memory at most (the least recently read are dropped first). */
 const COMPONENT_CACHE = 500;
 
@@ -229,7 +217,6 @@ export function createMounts(deps: MountsDeps): Mounts {
   const fetch = fetchBridge(deps.transport);
   const network = netBridges(deps.transport);
   const components = new Map<string, SavedComponent>();
-  const byEndpoint = new Map<string, { source: DeployedComponent | undefined; at: number }>();
   const inFlight = new Map<string, Set<Promise<unknown>>>();
 
   async function component(workspaceId: string, id: string): Promise<SavedComponent> {
@@ -245,11 +232,6 @@ export function createMounts(deps: MountsDeps): Mounts {
     components.set(key, found);
     if (components.size > COMPONENT_CACHE) components.delete(components.keys().next().value as string);
     return found;
-  }
-
-  function forget(sourceId: string): void {
-    for (const [endpointId, entry] of byEndpoint)
-      if (entry.source?.id === sourceId) byEndpoint.delete(endpointId);
   }
 
   /** Seconds until a refused caller should try again: the queue ahead at the last task's pace. */
@@ -324,7 +306,6 @@ export function createMounts(deps: MountsDeps): Mounts {
   function unmount(sourceId: string): void {
     cache.get(sourceId)?.mounted.dispose();
     cache.delete(sourceId);
-    forget(sourceId);
   }
 
   return {
@@ -379,18 +360,6 @@ export function createMounts(deps: MountsDeps): Mounts {
         if (entry.auth.accounts.some((a) => a.id === accountId)) unmount(sourceId);
     },
     component,
-    async sourceByEndpoint(endpointId) {
-      const now = performance.now();
-      const cached = byEndpoint.get(endpointId);
-      if (cached && now - cached.at < SOURCE_CACHE_MS) return cached.source;
-      const source = await store.deployedComponents.getByEndpoint(endpointId);
-      if (byEndpoint.size > 10_000) byEndpoint.clear();
-      // Only found sources are kept: an endpoint deployed a moment later must answer at once.
-      if (source) byEndpoint.set(endpointId, { source, at: now });
-      else byEndpoint.delete(endpointId);
-      return source;
-    },
-    forget,
     track(key, work) {
       let works = inFlight.get(key);
       if (!works) {

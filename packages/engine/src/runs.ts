@@ -3,9 +3,9 @@
  * (`mounts.exclusive`: one call into a sandbox at a time, and `$.service.db` reads and writes in
  * invocation order). The store stage (logs, the emit pipeline, the `invocation` event) runs after
  * the queue has moved on to the next invocation, so that concurrent requests to one source share
- * the store's group commit instead of waiting for each other's transactions. A source with a dedupe
- * strategy keeps its store stage in invocation order too (a second, ordered queue), as its dedupe
- * state is read, changed and written per invocation. See docs/engine.md, "Concurrency".
+ * the store's group commit instead of waiting for each other's transactions. Dedupe needs no queue
+ * of its own: the store decides it inside the emit commit, under the lock of the source's dedupe
+ * state, on every node alike. See docs/engine.md, "Concurrency".
  */
 import type { InvocationResult } from "@hookline/runtime";
 import type { DeployedComponent } from "@hookline/store";
@@ -58,10 +58,7 @@ export async function runSource(
       });
       return { result, ...outcome };
     };
-    // Entered before the sandbox queue moves on, so the ordered queue keeps invocation order.
-    const stored = component.description.dedupe
-      ? ctx.mounts.exclusive(`${source.id}\u0000store`, store, { bounded: false })
-      : store();
+    const stored = store();
     stored.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
     return { stored: ctx.mounts.track(source.id, stored) };
   });

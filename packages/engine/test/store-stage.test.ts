@@ -1,5 +1,6 @@
 // The store stage of a run (logs, emits) runs after the source's queue has moved on (runs.ts):
-// concurrent requests to one source all get their events stored, dedupe keeps invocation order,
+// concurrent requests to one source all get their events stored, dedupe (the store's, decided in
+// the emit commit) sees them in the order the store commits them, which is invocation order here,
 // and a delete waits for the store work of the runs before it.
 import { createMemoryStore, type Store } from "@hookline/store";
 import { afterEach, describe, expect, it } from "vitest";
@@ -50,7 +51,7 @@ describe("the store stage of a run", () => {
     );
   });
 
-  it("keeps invocation order for a source with a dedupe strategy", async () => {
+  it("a source with a dedupe strategy keeps invocation order (no queue of its own)", async () => {
     const { hookline, ws, source, post } = await setup(`export default { name: "Greatest", version: "0.1.0",
       dedupe: "greatest", props: { http: "$.interface.http" },
       run(e) { this.$emit(e.body, { id: e.body.n }); } };`);

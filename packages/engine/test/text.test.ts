@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
 import { createMemoryStore, type Store } from "@hookline/store";
 import { createSqlStore, pgliteClient, pgPoolClient } from "@hookline/store-sql";
@@ -55,6 +57,16 @@ const SOURCE = `export default {
   },
 };`;
 
+const BYTES_SOURCE = `export default { name: "Bytes", version: "0.1.0",
+  run() {
+    this.$emit({ zeta: 1, "10": "ten", alpha: [1e21, 1.0, -0, 0.1, 1.5e-7, 2 ** 53 + 2],
+      "\u00e9": "\u00e9\u2028\u0007\\"\\\\/", nested: { b: null, a: {} } });
+  },
+};`;
+/** What the sandbox's JSON.stringify wrote for BYTES_SOURCE's event (integer keys first, as in JS). */
+const EMITTED_BYTES =
+  '{"10":"ten","zeta":1,"alpha":[1e+21,1,0,0.1,1.5e-7,9007199254740994],"\u00e9":"\u00e9\u2028\\u0007\\"\\\\/","nested":{"b":null,"a":{}}}';
+
 describe.each(stores)("text a source emits and logs, on %s", (_name, open) => {
   it("comes back exactly as emitted, with the other events of the run", async () => {
     const { store, close } = await open();
@@ -77,6 +89,43 @@ describe.each(stores)("text a source emits and logs, on %s", (_name, open) => {
       expect((await hookline.sources.events(ws, source.id)).items).toHaveLength(2);
     } finally {
       await hookline.close();
+      await store.close();
+      await close();
+    }
+  }, 60_000);
+
+  // Issue 30: the sandbox's JSON text of an event is what is stored and POSTed, byte for byte (a
+  // store that wrote the body again, or kept it as Postgres jsonb, would reorder keys or respell).
+  it("delivers the bytes the component emitted: key order, number spelling, escapes", async () => {
+    const { store, close } = await open();
+    const received: Buffer[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        received.push(Buffer.concat(chunks));
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const hookline = createHookline({ store, secretsKey: "bytes", allowPrivateUrls: true });
+    hookline.start();
+    try {
+      const ws = (await hookline.workspaces.create({ name: "bytes" })).id;
+      const source = await hookline.sources.deploy(ws, {
+        code: { code: BYTES_SOURCE, filename: "bytes.mjs" },
+      });
+      const port = (receiver.address() as AddressInfo).port;
+      const webhook = await hookline.webhooks.create(ws, { url: `http://127.0.0.1:${port}/hook` });
+      await hookline.subscriptions.create(ws, { emitterId: source.id, listenerId: webhook.id });
+      expect((await hookline.sources.run(ws, source.id)).error).toBeUndefined();
+      await expect.poll(() => received.length, { timeout: 20_000, interval: 20 }).toBe(1);
+      expect((received[0] as Buffer).equals(Buffer.from(EMITTED_BYTES, "utf8"))).toBe(true);
+      expect((received[0] as Buffer).toString("utf8")).toBe(EMITTED_BYTES);
+    } finally {
+      await hookline.close();
+      receiver.closeAllConnections();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
       await store.close();
       await close();
     }

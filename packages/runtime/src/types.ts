@@ -5,7 +5,7 @@
  * goes through {@link HostBridges} that the caller passes in.
  */
 
-import type { ComponentDescription, PropDescription } from "@hookline/core";
+import type { ComponentDescription, PropDescription, TlsSettings } from "@hookline/core";
 
 export type { ComponentDescription, PropDescription };
 
@@ -56,20 +56,8 @@ export interface BridgeResponse {
   bodyEncoding?: "utf8" | "base64";
 }
 
-/** TLS settings of a component's `https` request or `tls` socket (certificates and keys as PEM text). */
-export interface BridgeTlsOptions {
-  servername?: string;
-  /** Refuse an untrusted certificate (default true, as in Node). */
-  rejectUnauthorized?: boolean;
-  ca?: string | string[];
-  cert?: string | string[];
-  key?: string | string[];
-  passphrase?: string;
-  minVersion?: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
-  maxVersion?: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
-  ciphers?: string;
-  ALPNProtocols?: string[];
-}
+/** TLS settings of a component's `https` request or `tls` socket (core's {@link TlsSettings}). */
+export type BridgeTlsOptions = TlsSettings;
 
 /** A request a component makes through Node's `http`/`https` modules, handed to the host whole. */
 export interface HttpBridgeRequest {
@@ -265,7 +253,12 @@ export interface InvocationError {
 
 /** What happened during one invocation. Never throws for component errors: see `error`. */
 export interface InvocationResult {
-  emits: { event: unknown; meta: EmitMeta }[];
+  /**
+   * Each `this.$emit(event, meta)`, in order: the event, its JSON text as the sandbox wrote it
+   * (`json`, absent when the event is undefined: the bytes a store keeps and a webhook receives) and
+   * its metadata.
+   */
+  emits: { event: unknown; json?: string; meta: EmitMeta }[];
   exports: Record<string, unknown>;
   returnValue?: unknown;
   responds: RespondCall[];

@@ -62,7 +62,7 @@ describe("isolation", () => {
     expect(r.emits).toEqual([]);
     const next = await m.run({});
     expect(next.error).toBeUndefined();
-    expect(next.emits).toEqual([{ event: { ok: true }, meta: {} }]);
+    expect(next.emits).toEqual([{ event: { ok: true }, json: JSON.stringify({ ok: true }), meta: {} }]);
     m.dispose();
   });
 
@@ -91,7 +91,9 @@ describe("isolation", () => {
       if (r.error?.code === "error")
         expect(r.error.message).toMatch(/out of memory|too long|Invalid array buffer length/);
       const after = await m.run({ mode: "none" });
-      expect(after.emits).toEqual([{ event: { fine: true }, meta: {} }]);
+      expect(after.emits).toEqual([
+        { event: { fine: true }, json: JSON.stringify({ fine: true }), meta: {} },
+      ]);
     }
     expect(process.memoryUsage().rss - hostBefore).toBeLessThan(512 * 1024 * 1024);
     m.dispose();

@@ -66,7 +66,9 @@ describe("pool mode: thread replacements", () => {
     const N = 20;
     for (let i = 0; i < N; i++) await replaceOnce();
     // It still works, on a fresh thread.
-    expect((await hang.run({ ok: true })).emits).toEqual([{ event: { ok: 1 }, meta: {} }]);
+    expect((await hang.run({ ok: true })).emits).toEqual([
+      { event: { ok: 1 }, json: JSON.stringify({ ok: 1 }), meta: {} },
+    ]);
     expect(runtime.threads.killed).toBe(killed + N);
     expect(runtime.threads.size).toBe(2);
     if (baseThreads !== undefined) expect(await threadsSettle(baseThreads)).toBeLessThanOrEqual(baseThreads);

@@ -47,7 +47,9 @@ describe("pool mode: the in-thread contract", () => {
     for (const n of [1, 2]) {
       const result = await mounted.run({});
       expect(result.error).toBeUndefined();
-      expect(result.emits).toEqual([{ event: { n, body: "hello" }, meta: { id: n } }]);
+      expect(result.emits).toEqual([
+        { event: { n, body: "hello" }, json: JSON.stringify({ n, body: "hello" }), meta: { id: n } },
+      ]);
     }
     expect(db.values.get("count")).toBe(3);
     expect(fetched).toEqual(["https://example.test/x", "https://example.test/x"]);
@@ -173,7 +175,9 @@ describe("pool mode: a component that cannot be interrupted", () => {
     // The one on another thread answered before the hanging run ended (how fast: bench:runtime).
     expect(Math.max(0, ...answeredWhileHung)).toBeGreaterThan(0);
     // The component is mounted again and works.
-    expect((await hang.run({ ok: true })).emits).toEqual([{ event: { ok: 1 }, meta: {} }]);
+    expect((await hang.run({ ok: true })).emits).toEqual([
+      { event: { ok: 1 }, json: JSON.stringify({ ok: 1 }), meta: {} },
+    ]);
     for (const m of [hang, ...others]) m.dispose();
   }, 30_000);
 

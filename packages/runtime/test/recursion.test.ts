@@ -138,7 +138,7 @@ describe.each(["thread", "pool"] as const)("in %s mode", (mode) => {
       for (const n of [1, 2]) {
         const result = await mounted.run({ n });
         expect(result.error).toBeUndefined();
-        expect(result.emits).toEqual([{ event: { n }, meta: { id: n } }]);
+        expect(result.emits).toEqual([{ event: { n }, json: JSON.stringify({ n }), meta: { id: n } }]);
         expect(result.returnValue).toEqual({ back: n });
       }
       mounted.dispose();

@@ -70,9 +70,10 @@ describe("sources", () => {
     expect(r.emits).toEqual([
       {
         event: { text: "x|3|true|v|a,b|1,2|false", event: { n: 1 } },
+        json: '{"text":"x|3|true|v|a,b|1,2|false","event":{"n":1}}',
         meta: { id: "a1", name: "chan", summary: "Summary", ts: 1700000000000 },
       },
-      { event: "plain", meta: {} },
+      { event: "plain", json: '"plain"', meta: {} },
     ]);
     expect(m.description.props.optional).toMatchObject({ type: "string", optional: true, default: "dflt" });
     m.dispose();
@@ -92,7 +93,9 @@ describe("sources", () => {
       };`;
     const db = memoryDb();
     const m = await mountCode(runtime, code, {}, { db: db.bridge });
-    expect((await m.hook("deploy")).emits).toEqual([{ event: { historical: 1 }, meta: {} }]);
+    expect((await m.hook("deploy")).emits).toEqual([
+      { event: { historical: 1 }, json: JSON.stringify({ historical: 1 }), meta: {} },
+    ]);
     await m.hook("activate");
     const deactivate = await m.hook("deactivate");
     expect(db.values.get("calls")).toEqual(["deploy", "activate"]);
@@ -654,7 +657,9 @@ describe("shims and built-in modules", () => {
         run(): void { for (const item of items) (this as any).$emit({ text: (this as any).prefix + item.label }, { id: item.id }); },
       };`;
     const m = await mountCode(runtime, code, { prefix: ">" }, {}, "typed.ts");
-    expect((await m.run({})).emits).toEqual([{ event: { text: ">one" }, meta: { id: 1 } }]);
+    expect((await m.run({})).emits).toEqual([
+      { event: { text: ">one" }, json: JSON.stringify({ text: ">one" }), meta: { id: 1 } },
+    ]);
     m.dispose();
   });
 });

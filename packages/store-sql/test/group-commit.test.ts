@@ -110,7 +110,7 @@ describe("group commit (PGlite)", () => {
     }
   }, 120_000);
 
-  it("writes a group's events, deliveries, dedupe states and notices with one statement; a failing caller fails alone", async () => {
+  it("writes a group's events, deliveries, dedupe states and notices with one statement (after one locking the dedupe rows); a failing caller fails alone", async () => {
     const db = await PGlite.create();
     try {
       const { client, counts } = countingClient(db);
@@ -143,49 +143,57 @@ describe("group commit (PGlite)", () => {
         emitterId: "dc_2",
         listenerId: hooks[0]?.id as string,
       });
-      const commit = (componentId: string, n: number | string, dedupeState?: unknown) =>
+      const commit = (componentId: string, n: number | string, dedupe?: "unique") =>
         store.emits.commit({
           workspaceId: ws.id,
           componentId,
           events: [
-            { channel: "default", ts: 1, body: { n } },
-            { channel: "default", ts: 2, body: { n, second: true } },
+            { channel: "default", ts: 1, eventId: `${n}-a`, body: { n } },
+            { channel: "default", ts: 2, eventId: `${n}-b`, body: { n, second: true } },
           ],
-          ...(dedupeState === undefined ? {} : { dedupeState }),
+          ...(dedupe === undefined ? {} : { dedupe }),
         });
       // A first commit holds the connection, so the next ones queue and share a group.
       const first = commit("dc_1", -1);
-      const batched = [commit("dc_1", 0, { last: 0 }), commit("dc_2", 1), commit("dc_1", 2, { last: 2 })];
+      const batched = [
+        commit("dc_1", 0, "unique"),
+        commit("dc_2", 1),
+        commit("dc_1", 2, "unique"),
+        commit("dc_1", 0, "unique"), // the ids of the group's first caller: decided after it, kept none
+      ];
       await first;
       counts.statements.clear();
       const ok = await Promise.all(batched);
       expect(counts.statements.get("emit write")).toBe(1);
       expect(counts.statements.get("INSERT INTO deliveries")).toBeUndefined();
-      expect(counts.statements.get("INSERT INTO dedupe")).toBeUndefined();
+      // The dedupe rows of the group's emitters are locked and read by one statement.
+      expect(counts.statements.get("INSERT INTO dedupe")).toBe(1);
       expect(counts.statements.get("SELECT pg_notify")).toBeUndefined();
       expect(ok.map((events) => events.map((e) => e.deliveryIds.length))).toEqual([
         [1, 1],
         [1, 1],
         [2, 2],
+        [],
       ]);
       const seqs = ok.flat().map((e) => e.seq);
       expect(seqs.every((seq) => seq > 0)).toBe(true);
       expect([...seqs].sort((a, b) => a - b)).toEqual(seqs); // the callers' order, then each caller's
-      expect(await store.dedupe.get("dc_1")).toEqual({ last: 2 }); // the later caller's state wins
+      expect(await store.dedupe.get("dc_1")).toEqual({ ids: ["0-a", "0-b", "2-a", "2-b"] });
 
       // One caller's refused event: the others of its group are written, with their deliveries.
       const second = commit("dc_1", 10);
       const settled = await Promise.allSettled([
         commit("dc_1", 11),
-        commit("dc_2", "poison", { last: "poison" }),
-        commit("dc_1", 13, { last: 13 }),
+        commit("dc_2", "poison", "unique"),
+        commit("dc_1", 13, "unique"),
       ]);
       await second;
       expect(settled.map((s) => s.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
       const stored = (await store.events.list(ws.id, "dc_1", { limit: 100 })).items;
       expect(stored.filter((e) => [11, 13].includes((e.body as { n: number }).n))).toHaveLength(4);
       expect((await store.events.list(ws.id, "dc_2", { limit: 100 })).items).toHaveLength(2); // n=1 only
-      expect(await store.dedupe.get("dc_1")).toEqual({ last: 13 });
+      expect(await store.dedupe.get("dc_1")).toEqual({ ids: ["0-a", "0-b", "2-a", "2-b", "13-a", "13-b"] });
+      expect(await store.dedupe.get("dc_2")).toBeUndefined(); // its one commit with a strategy failed
       for (const result of settled)
         if (result.status === "fulfilled")
           for (const event of result.value)

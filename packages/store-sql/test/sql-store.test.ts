@@ -19,10 +19,10 @@ describe("SQL store (PGlite)", () => {
           .commit({
             workspaceId: ws.id,
             componentId: "dc_1",
-            dedupeState: { v: 1 },
+            dedupe: "unique",
             events: [
-              { channel: "default", ts: 1, body: { fine: true } },
-              { channel: "default", ts: 2, body },
+              { channel: "default", ts: 1, eventId: "a", body: { fine: true } },
+              { channel: "default", ts: 2, eventId: "b", body },
             ],
           })
           .catch((caught: unknown) => caught);

@@ -116,20 +116,8 @@ export interface Delivery {
   attempt_log: Attempt[];
 }
 
-/** A connected account. */
-export interface Account {
-  id: string;
-  app: string;
-  name: string;
-  /** Connected through OAuth (tokens refreshed by the server). */
-  oauth: boolean;
-  /** `needs_reconnect` once the provider refused a refresh. */
-  status: "active" | "needs_reconnect";
-  external_user_id: string | null;
-  expires_at: number | null;
-  created_at: number;
-  updated_at: number;
-}
+/** A connected account (`@hookline/connect`'s shape: one definition for the API's embedders and this app). */
+export type { ConnectedAccount as Account } from "@hookline/connect/account";
 
 /** An OAuth client (`/v1/oauth_clients`): never its secret. */
 export interface OAuthClient {

@@ -9,10 +9,9 @@ import { _client, _jsonOption, _profileOption, defineCommand } from "../_command
 import { CliError, note, out, printJson, style } from "../_output.js";
 import { _npmOptions, _packagesOptions, _userCacheDir } from "../_packages.js";
 import {
-  declaredRanges,
   folderComponentFiles,
   type ImportResult,
-  packageComponentFiles,
+  npmPackages,
   publishFiles,
   resolvePackageDir,
 } from "../_registry-import.js";
@@ -46,6 +45,7 @@ export default defineCommand({
     const visibility = _flag(args, "private") ? "private" : "public";
     const client = _client(args);
 
+    const { declaredRanges, packageComponentFiles } = await npmPackages();
     let root: string;
     let files: string[];
     let label: string;

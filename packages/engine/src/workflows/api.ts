@@ -23,19 +23,14 @@ import { onSourceEvent, scheduleWorkflowTimer, workflowIngress, workflowTick } f
 import type { EnvApi, WorkflowsApi } from "./types.js";
 import { executionView, workflowView } from "./views.js";
 
-/** How many workflow endpoints a node remembers (then it starts over). */
-const MAX_KNOWN_ENDPOINTS = 10_000;
-
 /** The workflow machinery of one engine. @internal */
 export interface Workflows {
   api: WorkflowsApi;
   env: EnvApi;
   executor: Executor;
   cache: StepCache;
-  /** The workflow listening at `endpointId`, answered; undefined when no workflow listens there. */
-  ingress(endpointId: string, request: IngressRequest): Promise<IngressResponse | undefined>;
-  /** Whether `endpointId` was a workflow's when last seen on this node (look there first). */
-  knowsEndpoint(endpointId: string): boolean;
+  /** Answers a request to `wf`'s endpoint (as the engine's endpoint registry resolved it). */
+  ingress(wf: Workflow, request: IngressRequest): Promise<IngressResponse>;
   /** A claimed timer tick of a workflow (`p_`); true when it fired. */
   tick(timer: Timer): Promise<boolean>;
   /** Starts the claim loop. */
@@ -51,8 +46,6 @@ export function createWorkflows(
   onEmit: (handler: OnEmit) => void,
 ): Workflows {
   const cache = createStepCache();
-  // Endpoints seen to be workflows': their requests skip the source lookup.
-  const endpoints = new Set<string>();
   const executor = createExecutor(ctx, cache, leaseMs);
   const stores = () => wfStores(ctx.store);
   const view = async (w: Workflow) => {
@@ -105,6 +98,7 @@ export function createWorkflows(
         limits: prepared.limits ?? null,
       });
       triggers.forget();
+      ctx.endpoints.forget(id);
       if (!wf) throw notFound(id);
       forgetWorkflow(cache, id);
       await scheduleWorkflowTimer(ctx, wf);
@@ -113,6 +107,7 @@ export function createWorkflows(
     async delete(workspaceId, id) {
       const deleted = await stores().workflows.delete(workspaceId, id);
       triggers.forget();
+      ctx.endpoints.forget(id);
       if (!deleted) throw notFound(id);
       forgetWorkflow(cache, id);
       await ctx.store.timers.delete(id);
@@ -174,17 +169,13 @@ export function createWorkflows(
     env: createEnvApi(ctx),
     executor,
     cache,
-    async ingress(endpointId, request) {
-      const wf = await triggers.byEndpoint(endpointId);
-      if (!wf) {
-        endpoints.delete(endpointId);
-        return undefined;
-      }
-      if (endpoints.size >= MAX_KNOWN_ENDPOINTS) endpoints.clear();
-      endpoints.add(endpointId);
-      return workflowIngress(ctx, executor, wf, request);
+    async ingress(wf, request) {
+      const target = { kind: "workflow", workspaceId: wf.workspaceId, emitterId: wf.id } as const;
+      const reply =
+        (wf.active && request.admit?.(target)) || (await workflowIngress(ctx, executor, wf, request));
+      reply.target = target;
+      return reply;
     },
-    knowsEndpoint: (endpointId) => endpoints.has(endpointId),
     tick: (timer) => workflowTick(ctx, executor, timer),
     start: (pollMs) => executor.start(pollMs),
     async close() {

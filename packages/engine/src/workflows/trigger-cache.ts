@@ -1,22 +1,19 @@
 /**
- * The workflows a request or an event triggers, read from the store at most
- * {@link SOURCE_CACHE_MS} ago, as the ingress reads sources (mounts.ts): the workflow at an HTTP
- * endpoint, and the workflows listening to a source. Without it every stored event of every source
- * cost a store query (`listBySource`, most often empty), and every request to a workflow's endpoint
- * one more. A change made on this node is seen at once (the workflows API calls `forget`); one made
- * on another node within {@link SOURCE_CACHE_MS}.
+ * The workflows a source's events trigger, read from the store at most {@link SOURCE_CACHE_MS}
+ * ago, as the endpoint registry reads endpoints (endpoints.ts). Without it every stored event of
+ * every source cost a store query (`listBySource`, most often empty). A change made on this node is
+ * seen at once (the workflows API calls `forget`); one made on another node within
+ * {@link SOURCE_CACHE_MS}.
  */
 import type { Workflow } from "@hookline/store";
 import type { EngineContext } from "../context.js";
-import { SOURCE_CACHE_MS } from "../mounts.js";
+import { SOURCE_CACHE_MS } from "../endpoints.js";
 
 /** Entries kept at most per map; past it the map starts over. */
 const MAX_ENTRIES = 10_000;
 
 /** Cached workflow lookups. @internal */
 export interface TriggerCache {
-  /** The workflow at an endpoint (only found ones are kept: a new one answers at once). */
-  byEndpoint(endpointId: string): Promise<Workflow | undefined>;
   /** The workflows listening to a source's events. */
   bySource(workspaceId: string, sourceId: string): Promise<Workflow[]>;
   /** Forgets everything (a workflow was created, changed or deleted on this node). */
@@ -25,22 +22,9 @@ export interface TriggerCache {
 
 /** Builds the cache over the context's store. @internal */
 export function createTriggerCache(ctx: Pick<EngineContext, "store">): TriggerCache {
-  const endpoints = new Map<string, { at: number; wf: Workflow }>();
   // Promises, so that a burst of events of one source shares one query.
   const sources = new Map<string, { at: number; list: Promise<Workflow[]> }>();
-  let generation = 0;
   return {
-    async byEndpoint(endpointId) {
-      const now = performance.now();
-      const hit = endpoints.get(endpointId);
-      if (hit && now - hit.at < SOURCE_CACHE_MS) return hit.wf;
-      const seen = generation;
-      const wf = await ctx.store.workflows?.getByEndpoint(endpointId);
-      if (endpoints.size >= MAX_ENTRIES) endpoints.clear();
-      if (wf && seen === generation) endpoints.set(endpointId, { at: now, wf });
-      else endpoints.delete(endpointId);
-      return wf;
-    },
     bySource(workspaceId, sourceId) {
       const workflows = ctx.store.workflows;
       if (!workflows) return Promise.resolve([]);
@@ -58,8 +42,6 @@ export function createTriggerCache(ctx: Pick<EngineContext, "store">): TriggerCa
       return list;
     },
     forget() {
-      generation++;
-      endpoints.clear();
       sources.clear();
     },
   };

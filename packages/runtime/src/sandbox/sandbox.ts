@@ -26,8 +26,23 @@ const BUNDLE_FILE = "component.bundle.js";
 const BUNDLE_PREFIX = "(function (module, exports, require) {";
 
 /** What the guest returns from an invocation, before the host post-processes it. */
+type EmitMeta = Record<string, unknown>;
+
+/**
+ * The emits of a result from their metas and the events' texts (newline-separated, an empty line
+ * for an undefined event): each event parsed once, its text kept as the guest wrote it.
+ */
+function withTexts(metas: EmitMeta[], texts: string): GuestResult["emits"] {
+  const lines = texts.split("\n");
+  return metas.map((meta, i) => {
+    const text = lines[i] ?? "";
+    return text === "" ? { event: undefined, meta } : { event: JSON.parse(text), json: text, meta };
+  });
+}
+
 export interface GuestResult {
-  emits: { event: unknown; meta: Record<string, unknown> }[];
+  /** Each `$emit`: the event, its JSON text as the guest wrote it (absent for undefined), its meta. */
+  emits: { event: unknown; json?: string; meta: Record<string, unknown> }[];
   exports: Record<string, unknown>;
   /** respond() calls as the component made them; validated by the caller (core's validateRespond). */
   responds: unknown[];
@@ -368,8 +383,10 @@ export class Sandbox {
         message: `The invocation's result is ${json.length} bytes, over the ${this.options.limits.resultBytes} byte limit`,
       });
     }
-    // The guest leaves out empty fields.
-    const result = JSON.parse(json) as GuestResult;
+    // The guest leaves out empty fields; the events' JSON texts follow the record, one per line.
+    const cut = json.indexOf("\n");
+    const result = JSON.parse(cut < 0 ? json : json.slice(0, cut)) as GuestResult;
+    if (cut >= 0) result.emits = withTexts(result.emits as unknown as EmitMeta[], json.slice(cut + 1));
     result.exports ??= {};
     result.responds ??= [];
     result.sends ??= [];

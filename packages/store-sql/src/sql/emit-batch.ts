@@ -1,9 +1,9 @@
 /**
- * The set-based write of a group commit's emits: each invocation of the group adds its dedupe
- * state, events and deliveries to the group's batch (in its scope), and one hook at the end of the
- * group writes them all with ONE statement, whatever the number of invocations: the dedupe states
- * (upsert), every event and every delivery (`INSERT ... SELECT FROM unnest` of one array per column,
- * so the text is the same whatever the group's size) and the notices announcing the events, built
+ * The set-based write of a group commit's emits: each invocation of the group adds its events and
+ * deliveries to the group's batch (in its scope), and one hook at the end of the group writes them
+ * all with ONE statement, whatever the number of invocations: the dedupe states (upsert), every
+ * event and every delivery (`INSERT ... SELECT FROM unnest` of one array per column, so the text is
+ * the same whatever the group's size) and the notices announcing the events, built
  * by Postgres from the `seq` the INSERT gave them (`pg_notify` of a JSON head written here followed
  * by the ranges of seqs). The same statement first locks the subscriptions of the group's emitters
  * (`FOR SHARE`) and checks that they are still those the deliveries were computed from (a
@@ -11,20 +11,34 @@
  * statement, needing no transaction around it, is one round trip to Postgres and one exchange with
  * the PGlite thread, where six were before (BEGIN, the subscriptions, four writes, COMMIT).
  *
+ * Dedupe is decided here, not by the caller: when a part's emitter has a strategy, the group is
+ * written in a transaction whose first statement locks the dedupe rows of those emitters and reads
+ * their state (one statement for all of them), then core's `applyDedupe` decides each part's events
+ * in the batch's order, and the write statement stores the kept ones with the new states. Another
+ * node's commit to the same emitter waits for the lock, so the same id is kept once across nodes.
+ * A group without a strategy stays one statement.
+ *
  * A part whose notice might not fit Postgres's 8000-byte payload (over {@link MAX_SQL_NOTICE_EVENTS}
  * events, or ids too long for the head) is announced afterwards, from JavaScript, in chunks.
  */
+import type { DedupeStrategy } from "@hookline/core";
 import type { AppendedEvent, Delivery } from "@hookline/store";
+import { decideDedupe } from "@hookline/store/adapter";
 import type { SqlContext } from "./context.js";
 import { atGroupEnd, type GroupScope, type GroupStatement } from "./group-commit.js";
-import { str } from "./rows.js";
+import { fromJson, str, toJson } from "./rows.js";
 
 /** One invocation's part of the batch: its events (whose `seq` the batch fills in) and their deliveries. */
 export interface EmitPart {
   workspaceId: string;
   componentId: string;
   now: number;
-  dedupe: string | null | undefined;
+  /**
+   * The emitter's dedupe strategy: which of `events` are kept is decided at the group's end, under
+   * the lock of the emitter's dedupe row (see {@link addToBatch}); `events`, `bodies` and
+   * `deliveries` then hold only the kept ones.
+   */
+  strategy: DedupeStrategy | undefined;
   events: AppendedEvent[];
   bodies: (string | null | undefined)[];
   deliveries: Delivery[];
@@ -71,8 +85,10 @@ export function addToBatch(c: SqlContext, scope: GroupScope, part: EmitPart): vo
     const all: EmitPart[] = [];
     parts = all;
     scope.set(BATCH, all);
+    const locked = new Map<string, unknown>();
     atGroupEnd(scope, BATCH, {
-      writes: () => [writeStatement(c, all)],
+      locks: () => lockStatements(all, locked),
+      writes: () => [writeStatement(c, all, decide(all, locked))],
       hasAfter: () => all.some((p) => p.events.length > 0 && head(c, p) === undefined),
       after: () => laterNotices(c, all),
     });
@@ -92,16 +108,64 @@ function head(c: SqlContext, part: EmitPart): string | null | undefined {
   return notifier.eventPayloadHead(part.workspaceId, part.componentId, due);
 }
 
+/**
+ * Locks the dedupe rows of the batch's emitters that have a strategy and reads their state into
+ * `locked`: one upsert that creates a missing row (so that a first emit locks too) and otherwise
+ * locks the row, returning its latest committed state (`ON CONFLICT DO UPDATE` locks the row and
+ * sees the newest version, whatever the statement's snapshot). Emitters in id order, so that two
+ * groups lock the rows they share in the same order.
+ */
+function lockStatements(parts: EmitPart[], locked: Map<string, unknown>): GroupStatement[] {
+  const ids = [...new Set(parts.filter((p) => p.strategy !== undefined).map((p) => p.componentId))].sort();
+  if (ids.length === 0) return [];
+  return [
+    {
+      text: `INSERT INTO dedupe (component_id, state)
+         SELECT id, NULL FROM unnest($1::text[]) WITH ORDINALITY AS u (id, n) ORDER BY n
+         ON CONFLICT (component_id) DO UPDATE SET state = dedupe.state
+         RETURNING component_id, state`,
+      params: [ids],
+      onRows(rows) {
+        for (const row of rows) locked.set(str(row.component_id), fromJson(row.state));
+      },
+    },
+  ];
+}
+
+/**
+ * The dedupe decision of each part with a strategy, in the batch's order (a later part of an emitter
+ * is decided against the state an earlier one left), from the states `locked` read under lock: each
+ * such part keeps only its kept events, their bodies and deliveries. Returns the JSON text of each
+ * emitter's new state.
+ */
+function decide(parts: EmitPart[], locked: Map<string, unknown>): Map<string, string | null> {
+  const states = new Map<string, unknown>(locked);
+  for (const part of parts) {
+    if (part.strategy === undefined) continue;
+    const { kept, state } = decideDedupe(part.strategy, states.get(part.componentId), part.events);
+    states.set(part.componentId, state);
+    if (kept.length === part.events.length) continue;
+    const keep = new Set(kept.map((event) => event.id));
+    part.bodies = part.bodies.filter((_, i) => keep.has((part.events[i] as AppendedEvent).id));
+    part.events = kept;
+    part.deliveries = part.deliveries.filter((delivery) => keep.has(delivery.eventId));
+  }
+  const texts = new Map<string, string | null>();
+  for (const id of locked.keys()) texts.set(id, toJson(states.get(id), "dedupe"));
+  return texts;
+}
+
 /** The write of the whole batch; sets each event's `seq` (in the batch's order). */
-function writeStatement(c: SqlContext, parts: EmitPart[]): GroupStatement {
+function writeStatement(
+  c: SqlContext,
+  parts: EmitPart[],
+  states: Map<string, string | null>,
+): GroupStatement {
   const events = parts.flatMap((part) => part.events);
   const partOf = parts.flatMap((part, i) => part.events.map(() => i + 1));
   const bodies = parts.flatMap((part) => part.bodies.map((body) => body ?? null));
   const createdAt = parts.flatMap((part) => part.events.map(() => part.now));
   const deliveries = parts.flatMap((part) => part.deliveries);
-  // The last dedupe state of each component (a later invocation's replaces an earlier one's).
-  const states = new Map<string, string | null>();
-  for (const part of parts) if (part.dedupe !== undefined) states.set(part.componentId, part.dedupe);
   // The heads of the parts announced here (null: announced later, or not at all).
   const heads = parts.map((part) => (part.events.length === 0 ? null : (head(c, part) ?? null)));
   // Each emitter's expected fingerprint (its parts computed their deliveries from the same one).

@@ -1,19 +1,23 @@
 /**
- * The atomic emit in SQL: one statement writes the dedupe state, the events and one delivery per
- * matching subscription (the transactional outbox), and sends its notices on commit.
+ * The atomic emit in SQL: one statement writes the events and one delivery per matching
+ * subscription (the transactional outbox) and sends its notices on commit; under a dedupe strategy,
+ * the emitter's dedupe row is locked first and the kept events decided under that lock
+ * (emit-batch.ts).
  */
 import type { AppendedEvent, Delivery, EmitCommitInput, EmitStore } from "@hookline/store";
 import {
+  bodyText,
   type DeliveryTarget,
+  decideDedupe,
   newDelivery,
   newEvents,
   subscriptionFilter,
   targetsOf,
 } from "@hookline/store/adapter";
 import type { CachedTargets, SqlContext } from "./context.js";
-import { addToBatch, StaleTargetsError, TARGETS_FINGERPRINT } from "./emit-batch.js";
+import { addToBatch, type EmitPart, StaleTargetsError, TARGETS_FINGERPRINT } from "./emit-batch.js";
 import type { GroupScope } from "./group-commit.js";
-import { fromJson, optStr, str, toJson } from "./rows.js";
+import { fromJson, optStr, str } from "./rows.js";
 
 /**
  * The emitter's webhook subscriptions, oldest first, with their fingerprint. No lock: the write
@@ -65,20 +69,25 @@ interface Prepared {
   now: number;
   rows: ReturnType<typeof newEvents>;
   bodies: (string | null | undefined)[];
-  dedupe: string | null | undefined;
+  strategy: EmitCommitInput["dedupe"];
 }
 
 /** Checks what can be refused before any transaction starts. */
 function prepare(c: SqlContext, input: EmitCommitInput): Prepared {
   const now = input.now ?? c.clock();
-  const bodies = input.events.map((event, i) => toJson(event.body, `events[${i}].body`));
-  const dedupe = input.dedupeState === undefined ? undefined : toJson(input.dedupeState, "dedupeState");
+  // The emitter's own JSON text when it has one (kept byte for byte), else the body's.
+  const bodies = input.events.map((event, i) => bodyText(event, `events[${i}].body`));
+  // The ids a strategy needs are checked now (the decision itself is made under lock, emit-batch.ts).
+  if (input.dedupe) decideDedupe(input.dedupe, undefined, input.events);
   const rows = newEvents(input, now);
   rows.forEach((row, i) => {
+    // What a read gives back: the parse of the stored text (the caller's parse of its own text).
     const text = bodies[i];
+    if (input.events[i]?.json === text) return;
     row.body = text === null || text === undefined ? undefined : JSON.parse(text);
   });
-  return { workspaceId: input.workspaceId, componentId: input.componentId, now, rows, bodies, dedupe };
+  const { workspaceId, componentId, dedupe: strategy } = input;
+  return { workspaceId, componentId, now, rows, bodies, strategy };
 }
 
 /**
@@ -86,25 +95,26 @@ function prepare(c: SqlContext, input: EmitCommitInput): Prepared {
  * its deliveries are computed from `targets` here, and the rows are written with those of the whole
  * group at its end, each returned event's `seq` set then.
  */
-function write(scope: GroupScope, c: SqlContext, input: Prepared, known: CachedTargets): AppendedEvent[] {
-  const { workspaceId, componentId, now, rows, bodies, dedupe } = input;
+function write(scope: GroupScope, c: SqlContext, input: Prepared, known: CachedTargets): EmitPart {
+  const { workspaceId, componentId, now, rows, bodies, strategy } = input;
   const deliveries: Delivery[] = [];
   const events = rows.map((row): AppendedEvent => {
     const mine = targetsOf(known.targets, row.channel, row).map((target) => newDelivery(row, target, now));
     deliveries.push(...mine);
     return { ...row, deliveryIds: mine.map((delivery) => delivery.id) };
   });
-  addToBatch(c, scope, {
+  const part: EmitPart = {
     workspaceId,
     componentId,
     now,
-    dedupe,
+    strategy,
     events,
     bodies,
     deliveries,
     fingerprint: rows.length === 0 ? undefined : known.fingerprint,
-  });
-  return events;
+  };
+  addToBatch(c, scope, part);
+  return part;
 }
 
 /** Tries of a commit whose subscriptions changed under it (each reads them again). */
@@ -124,7 +134,7 @@ export function sqlEmits(c: SqlContext): EmitStore {
       c.open();
       // Everything that can be refused is checked before the transaction starts.
       const prepared = prepare(c, input);
-      if (prepared.rows.length === 0 && prepared.dedupe === undefined) return [];
+      if (prepared.rows.length === 0) return [];
       const { workspaceId, componentId } = prepared;
       for (let tries = 1; ; tries++) {
         const known =
@@ -132,7 +142,11 @@ export function sqlEmits(c: SqlContext): EmitStore {
             ? { targets: [], fingerprint: "none" }
             : await cachedTargets(c, workspaceId, componentId);
         try {
-          return await c.grouped(async (_tx, scope) => write(scope, c, prepared, known), { batchOnly: true });
+          // The part's events are the kept ones once its group is written (emit-batch.ts decides).
+          const part = await c.grouped(async (_tx, scope) => write(scope, c, prepared, known), {
+            batchOnly: true,
+          });
+          return part.events;
         } catch (error) {
           if (!(error instanceof StaleTargetsError) || tries >= STALE_TRIES) throw error;
           c.targets.delete(targetsKey(workspaceId, componentId));

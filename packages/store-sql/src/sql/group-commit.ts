@@ -21,11 +21,18 @@ export interface GroupStatement {
 }
 
 /**
- * What one hook writes at the end of a group, in two rounds: `writes` (the rows), then `after`
+ * What one hook writes at the end of a group, in up to three rounds: `locks` (what the writes are
+ * decided under), `writes` (the rows), then `after`
  * (statements that need what the writes returned, such as notices naming the events' `seq`). Each
  * round of every hook goes out at once (one exchange where the client can pipeline).
  */
 export interface GroupEnd {
+  /**
+   * Statements that take the locks the writes are decided under and read what they lock (such as
+   * the emitters' dedupe state, emit-batch.ts), run first: `writes` is asked for after their rows
+   * were handed over. A group with any is written in a transaction.
+   */
+  locks?(): GroupStatement[];
   writes(): GroupStatement[];
   /** Whether `after` will have statements (asked before the writes; absent: it has when defined). */
   hasAfter?(): boolean;
@@ -61,12 +68,14 @@ export function atGroupEnd(scope: GroupScope, key: string, end: GroupEnd): void 
 }
 
 /**
- * Runs the end hooks of a group's scope, in the order they were first asked for: writes, then
- * after. The last round may carry the COMMIT (where the client can), as nothing follows it.
+ * Runs the end hooks of a group's scope, in the order they were first asked for: locks, writes,
+ * then after. The last round may carry the COMMIT (where the client can), as nothing follows it.
  */
 async function runEndHooks(tx: SqlClient, scope: GroupScope, run: RunStatements): Promise<void> {
   const hooks = [...((scope.get(END) as Map<string, GroupEnd> | undefined)?.values() ?? [])];
   if (hooks.length === 0) return;
+  const locks = hooks.flatMap((hook) => hook.locks?.() ?? []);
+  if (locks.length > 0) await run(tx, locks, false);
   const writes = hooks.flatMap((hook) => hook.writes());
   const wantsAfter = hooks.some((hook) => hook.hasAfter?.() ?? hook.after !== undefined);
   if (writes.length > 0) await run(tx, writes, !wantsAfter);
@@ -150,6 +159,7 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
     for (const waiting of group) out.push(await waiting.work(NO_STATEMENTS, scope));
     const hooks = [...((scope.get(END) as Map<string, GroupEnd> | undefined)?.values() ?? [])];
     if (hooks.some((hook) => hook.hasAfter?.() ?? hook.after !== undefined)) return false;
+    if (hooks.some((hook) => (hook.locks?.().length ?? 0) > 0)) return false;
     const writes = hooks.flatMap((hook) => hook.writes());
     if (writes.length > 1) return false;
     try {

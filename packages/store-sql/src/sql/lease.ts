@@ -6,7 +6,7 @@
 import type { ClaimedDelivery } from "@hookline/store";
 import { requestClaim } from "@hookline/store/adapter";
 import type { SqlRow } from "../clients.js";
-import { toDelivery, toEvent, toWebhook, unprefix } from "./rows.js";
+import { lazyBody, toDelivery, toEvent, toWebhook, unprefix } from "./rows.js";
 
 /**
  * The `flagged` rows of `picked` (columns `id`, `event_id`, `webhook_id`, `is_request`): whether
@@ -44,9 +44,19 @@ export function claimedOf(row: SqlRow, prefix = ""): ClaimedDelivery | undefined
   if (delivery.state !== "delivering") return undefined;
   if (delivery.request != null) return requestClaim(toDelivery(delivery));
   if (row[`${prefix}e_id`] == null || row[`${prefix}w_id`] == null) return undefined;
-  return {
+  const eventRow = unprefix(row, `${prefix}e_`);
+  const payload = eventRow.body;
+  // The body stays text: the delivery POSTs `payload`, and parses the body only if it reads it.
+  eventRow.body = null;
+  const event = toEvent(eventRow);
+  const claimed: ClaimedDelivery = {
     ...toDelivery(delivery),
-    event: toEvent(unprefix(row, `${prefix}e_`)),
+    event,
     webhook: toWebhook(unprefix(row, `${prefix}w_`)),
   };
+  if (typeof payload === "string") {
+    claimed.payload = payload;
+    lazyBody(event, payload);
+  }
+  return claimed;
 }

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 export { channelOf, type DeliveryTarget, subscriptionFilter, targetsOf } from "./channels.js";
+export { type DedupeDecision, decideDedupe } from "./dedupe.js";
 export { eventMatches, hasConditions, scanBudget } from "./event-match.js";
 export { FAULT_POINTS, type FaultHook, type FaultPoint } from "./faults.js";
 export { metricsOf, percentile } from "./metrics.js";
@@ -24,6 +25,6 @@ export {
   newWebhook,
   newWorkspace,
 } from "./rows.js";
-export { compareText, decodeText, encodeText, jsonText, utf8Length } from "./text.js";
+export { bodyText, compareText, decodeText, encodeText, jsonText, utf8Length } from "./text.js";
 export { compareVersions, newestComponent } from "./versions.js";
 export { isDue, isFinalStatus, newExecution, newWorkflow } from "./workflow-rows.js";

@@ -64,6 +64,23 @@ export function jsonText(value: unknown, field: string): string | null {
   }
 }
 
+/** A lone surrogate (a pair is one code point under the `u` flag). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The JSON text an event's body is stored as: the emitter's own text (`json`) when it has one that
+ * UTF-8 can carry, byte for byte, else {@link jsonText} of `body` (which escapes lone surrogates).
+ *
+ * @example
+ * ```ts
+ * bodyText({ body: { b: 1, a: 1e21 }, json: '{"b":1,"a":1e+21}' }, "body"); // '{"b":1,"a":1e+21}'
+ * ```
+ */
+export function bodyText(event: { body: unknown; json?: string | undefined }, field: string): string | null {
+  if (event.json !== undefined && !LONE_SURROGATE.test(event.json)) return event.json;
+  return jsonText(event.body, field);
+}
+
 /**
  * The UTF-8 size of a string in bytes (a lone surrogate counts 3, as its replacement would).
  *

@@ -1,7 +1,9 @@
-/** The atomic emit in memory: dedupe state, events and deliveries, all or nothing. */
+/** The atomic emit in memory: the dedupe decision, events and deliveries, all or nothing. */
 import type { DeliveryTarget } from "../adapter/channels.js";
 import { subscriptionFilter, targetsOf } from "../adapter/channels.js";
+import { decideDedupe } from "../adapter/dedupe.js";
 import { newDelivery, newEvents } from "../adapter/rows.js";
+import { bodyText, utf8Length } from "../adapter/text.js";
 import type { AppendedEvent, EmitCommitInput, EmitStore } from "../types/index.js";
 import { copy, copyPlain } from "./copy.js";
 import type { MemoryState } from "./state.js";
@@ -35,15 +37,20 @@ export function memoryEmits(s: MemoryState): EmitStore {
     undo: (() => void)[],
   ): { events: AppendedEvent[]; due: boolean } => {
     const { workspaceId, componentId } = input;
-    const rows = newEvents(input, now);
+    let rows = newEvents(input, now);
+    const texts = new Map(rows.map((row, i) => [row, input.events[i]?.json] as const));
+    // Decided and written in this synchronous step: no other commit runs in between (the memory
+    // store's lock), so two commits of the same ids keep each id once.
+    const decided = input.dedupe ? decideDedupe(input.dedupe, s.dedupe.get(componentId), rows) : undefined;
+    if (decided) rows = decided.kept;
     for (const row of rows) row.body = copy(row.body);
     const targets = targetsFor(s, workspaceId, componentId);
 
     s.faults?.before("dedupe");
-    if (input.dedupeState !== undefined) {
+    if (decided) {
       const had = s.dedupe.has(componentId);
       const previous = s.dedupe.get(componentId);
-      s.dedupe.set(componentId, copy(input.dedupeState));
+      s.dedupe.set(componentId, copy(decided.state));
       undo.push(() => (had ? s.dedupe.set(componentId, previous) : s.dedupe.delete(componentId)));
     }
 
@@ -59,9 +66,17 @@ export function memoryEmits(s: MemoryState): EmitStore {
       row.seq = s.nextSeq();
       s.events.set(row.id, row);
       byEmitter.add(row.id);
+      // The emitter's own text, as the SQL stores keep it: its deliveries POST these bytes.
+      const json = texts.get(row);
+      const text = json === undefined ? null : bodyText({ body: row.body, json }, "body");
+      if (text !== null) {
+        s.eventTexts.set(row.id, text);
+        s.eventBytes.set(row.id, utf8Length(text));
+      }
       undo.push(() => {
         s.events.delete(row.id);
         s.eventBytes.delete(row.id);
+        s.eventTexts.delete(row.id);
         byEmitter.delete(row.id);
       });
     }

@@ -59,6 +59,8 @@ export interface MemoryState {
   readonly events: Map<string, StoredEvent>;
   /** UTF-8 size of each event's body as JSON, once measured (retention by bytes). */
   readonly eventBytes: Map<string, number>;
+  /** The body's JSON text of each event emitted with one (`EventInput.json`): what its deliveries POST. */
+  readonly eventTexts: Map<string, string>;
   /** Each emitter's event ids, in seq order. */
   readonly eventsByEmitter: Map<string, Set<string>>;
   readonly logs: Map<string, LogLine[]>;
@@ -130,6 +132,7 @@ export function createMemoryState(options: MemoryStoreOptions): MemoryState {
   const deliveries = new Map<string, Delivery>();
   const events = new Map<string, StoredEvent>();
   const eventBytes = new Map<string, number>();
+  const eventTexts = new Map<string, string>();
   const eventsByEmitter = new Map<string, Set<string>>();
   const openDeliveries = new Set<string>();
   const deliveringIds = new Set<string>();
@@ -152,6 +155,7 @@ export function createMemoryState(options: MemoryStoreOptions): MemoryState {
     kv: new Map(),
     events,
     eventBytes,
+    eventTexts,
     eventsByEmitter,
     logs: new Map(),
     webhooks: new Map(),
@@ -222,6 +226,7 @@ export function createMemoryState(options: MemoryStoreOptions): MemoryState {
         if (!row) continue;
         events.delete(id);
         eventBytes.delete(id);
+        eventTexts.delete(id);
         eventsByEmitter.get(row.emitterId)?.delete(id);
         removed.add(id);
       }

@@ -80,9 +80,10 @@ export function deployedComponentsSuite(t: SuiteContext): void {
       await store.emits.commit({
         workspaceId: ws,
         componentId: dc.id,
-        events: [],
-        dedupeState: { seen: [1] },
+        events: [{ channel: "default", ts: 1, eventId: "1", body: null }],
+        dedupe: "unique",
       });
+      expect(await store.dedupe.get(dc.id)).toEqual({ ids: ["1"] });
       await store.timers.upsert({ componentId: dc.id, workspaceId: ws, nextAt: nextWindow() });
       await store.subscriptions.create({ workspaceId: ws, emitterId: dc.id, listenerId: hook.id });
       await store.subscriptions.create({ workspaceId: ws, emitterId: keep.id, listenerId: hook.id });

@@ -97,6 +97,27 @@ export function emitsSuite(t: SuiteContext): void {
       },
     );
 
+    t.test("a body given as its JSON text is stored and claimed as those bytes", async () => {
+      const ws = await t.workspace();
+      const emitter = await t.component(ws);
+      const hook = await t.webhook(ws);
+      await t.store.subscriptions.create({ workspaceId: ws, emitterId: emitter.id, listenerId: hook.id });
+      // Spelled as no JSON.stringify writes it: key order, spaces, number forms, escapes.
+      const json = '{ "z": 1.0, "a": [1E21, -0, 0.10], "s": "\\u00e9\\n" }';
+      const now = nextWindow();
+      const [event] = await t.emit(
+        ws,
+        emitter.id,
+        [{ channel: "default", ts: now, body: JSON.parse(json), json }],
+        now,
+      );
+      expect(event!.body).toEqual({ z: 1, a: [1e21, -0, 0.1], s: "\u00e9\n" });
+      const [claimed] = await t.drain(new Set(event!.deliveryIds), { owner: "w", now });
+      expect(claimed!.payload).toBe(json);
+      expect(claimed!.event.body).toEqual(JSON.parse(json));
+      expect((await t.store.events.get(ws, event!.id))?.body).toEqual(JSON.parse(json));
+    });
+
     t.test("outbox: subscriptions and webhooks of another workspace never receive", async () => {
       const ws = await t.workspace();
       const other = await t.workspace();
@@ -119,12 +140,8 @@ export function emitsSuite(t: SuiteContext): void {
           const faults = t.options.faultInjection!;
           const now = nextWindow();
           const { ws, emitter, webhooks, appended } = await t.outbox(2, now);
-          await store.emits.commit({
-            workspaceId: ws,
-            componentId: emitter.id,
-            events: [],
-            dedupeState: { v: 1 },
-          });
+          const ided = (n: number, at: number) =>
+            events(n, at).map((e, i) => ({ ...e, eventId: `${at}-${i}` }));
           const before = {
             dedupe: await store.dedupe.get(emitter.id),
             events: (await store.events.list(ws, emitter.id, { limit: 100 })).items,
@@ -136,8 +153,8 @@ export function emitsSuite(t: SuiteContext): void {
           const failed = store.emits.commit({
             workspaceId: ws,
             componentId: emitter.id,
-            events: events(3, now + 10),
-            dedupeState: { v: 2 },
+            events: ided(3, now + 10),
+            dedupe: "unique",
             now: now + 10,
           });
           await expect(failed).rejects.toThrow(`injected fault before writing ${point}`);
@@ -162,13 +179,13 @@ export function emitsSuite(t: SuiteContext): void {
           const next = await store.emits.commit({
             workspaceId: ws,
             componentId: emitter.id,
-            events: events(1, now + 20),
-            dedupeState: { v: 3 },
+            events: ided(1, now + 20),
+            dedupe: "unique",
             now: now + 20,
           });
           expect(next[0]!.seq).toBeGreaterThan(appended[1]!.seq);
           expect(next[0]!.deliveryIds).toHaveLength(1);
-          expect(await store.dedupe.get(emitter.id)).toEqual({ v: 3 });
+          expect(await store.dedupe.get(emitter.id)).toEqual({ ids: [`${now + 20}-0`] });
           expect((await store.events.list(ws, emitter.id, { limit: 100 })).items).toHaveLength(3);
         });
       }

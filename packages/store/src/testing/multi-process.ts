@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { Store } from "../types/index.js";
 import { events, nextWindow, type SuiteContext } from "./context.js";
+import { RACED_IDS, raceSameIds } from "./dedupe.js";
 import { eventually, listen, seqsOf } from "./notifications.js";
 
 /** Registers the multi-process tests. */
@@ -47,6 +48,33 @@ export function multiProcessSuite(t: SuiteContext): void {
       const done = await other.deliveries.list(ws, { state: "succeeded", limit: 100 });
       expect(done.items.length).toBe(claimed.length);
     });
+
+    t.test(
+      "a key revoked by one instance is refused by the other at once; idempotency keys are shared",
+      async () => {
+        const ws = await t.workspace();
+        const hash = `mp-${Math.random().toString(36).slice(2)}`;
+        const key = await t.store.apiKeys.create({ workspaceId: ws, name: "k", hash, hint: "k" });
+        expect((await other.apiKeys.findByHash(hash))?.id).toBe(key.id);
+        await t.store.apiKeys.revoke(ws, key.id);
+        expect(await other.apiKeys.findByHash(hash)).toBeUndefined();
+        const claim = { workspaceId: ws, key: hash, fingerprint: "fp", lockMs: 60_000, ttlMs: 60_000 };
+        expect((await t.store.idempotency.claim(claim)).claimed).toBe(true);
+        expect((await other.idempotency.claim(claim)).claimed).toBe(false);
+      },
+    );
+
+    for (const strategy of ["unique", "greatest", "last"] as const) {
+      t.test(`${strategy}: both instances committing the same ids at once keep each id once`, async () => {
+        const ws = await t.workspace();
+        const dc = await t.component(ws);
+        const hook = await t.webhook(ws);
+        await t.store.subscriptions.create({ workspaceId: ws, emitterId: dc.id, listenerId: hook.id });
+        expect(await raceSameIds([t.store, other], ws, dc.id, strategy, 16)).toEqual(RACED_IDS);
+        const deliveries = await other.deliveries.list(ws, { webhookId: hook.id, limit: 100 });
+        expect(deliveries.items).toHaveLength(RACED_IDS.length);
+      });
+    }
 
     t.test("an emit sees the subscriptions and webhooks the other instance changed", async () => {
       const ws = await t.workspace();

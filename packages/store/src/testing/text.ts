@@ -121,21 +121,21 @@ export function textSuite(t: SuiteContext): void {
       const { created: _created, ...subscription } = sub;
       expect(await store.subscriptions.list(ws, { emitterId: emitter.id })).toEqual([subscription]);
       const body = weirdJson("body");
-      const dedupeState = weirdJson("dedupe");
+      const ids = [weird("id"), weird("other id")] as const;
       const [event, other] = await store.emits.commit({
         workspaceId: ws,
         componentId: emitter.id,
-        dedupeState,
+        dedupe: "unique",
         events: [
-          { channel, summary: weird("summary"), eventId: weird("id"), ts: now, body },
-          { channel: "default", ts: now, body: "\u0000" },
+          { channel, summary: weird("summary"), eventId: ids[0], ts: now, body },
+          { channel: "default", ts: now, eventId: ids[1], body: "\u0000" },
         ],
         now,
       });
       expect(event).toMatchObject({ channel, body });
       expect(event!.deliveryIds).toHaveLength(1); // the channel matched the subscription
       expect(other!.deliveryIds).toHaveLength(0);
-      expect(await store.dedupe.get(emitter.id)).toEqual(dedupeState);
+      expect(await store.dedupe.get(emitter.id)).toEqual({ ids: [...ids] });
       const { deliveryIds: _ids, ...stored } = event!;
       expect(await store.events.get(ws, event!.id)).toEqual(stored);
       expect(Object.keys((await store.events.get(ws, event!.id))!.body as object)).toEqual(Object.keys(body));

@@ -1,5 +1,5 @@
 /** Events, the atomic emit, logs and retention. */
-import type { FilterNode } from "@hookline/core";
+import type { DedupeStrategy, FilterNode } from "@hookline/core";
 import type { Page } from "./errors.js";
 
 /**
@@ -20,6 +20,14 @@ export interface EventInput {
    * BigInt, a cycle) as `invalid`; the memory store keeps any structured-cloneable value.
    */
   body: unknown;
+  /**
+   * The body's JSON text as the emitter wrote it (the sandbox's `JSON.stringify`), when it has one:
+   * `body` must then be its parse. Every adapter keeps these bytes as the stored body and gives them
+   * to the delivery that POSTs it (`ClaimedDelivery.payload`), key order, number formatting
+   * and escapes unchanged, instead of writing the body again. A text holding a lone surrogate is
+   * written as `body` would be.
+   */
+  json?: string;
 }
 
 /** A stored event. */
@@ -58,10 +66,16 @@ export interface EmitCommitInput {
   workspaceId: string;
   /** The deployed component, or the `p_` workflow (`$.send.emit`), that emitted: the emitter. */
   componentId: string;
-  /** The events, oldest first (possibly none, to write only the dedupe state). */
+  /** The events, oldest first (possibly none). */
   events: EventInput[];
-  /** The component's new dedupe state; absent (undefined) leaves the stored state as it is. */
-  dedupeState?: unknown;
+  /**
+   * The emitter's dedupe strategy (core's `DedupeStrategy`), absent for none. The store decides which
+   * of `events` are kept, with core's `applyDedupe` against the dedupe state it keeps for the
+   * emitter, inside the commit and with that state locked (across store instances and processes:
+   * two commits of the same ids to one emitter keep each id once), and writes the new state with
+   * them. Every event then needs its `eventId`.
+   */
+  dedupe?: DedupeStrategy;
   /** The commit time (`createdAt` of the rows, due time of the deliveries); the store clock by default. */
   now?: number;
 }
@@ -74,23 +88,26 @@ export interface EmitCommitInput {
  * const [event] = await store.emits.commit({
  *   workspaceId: ws.id,
  *   componentId: source.id,
- *   dedupeState: { seen: ["order-1"] },
+ *   dedupe: "unique",
  *   events: [{ channel: "default", ts: Date.now(), eventId: "order-1", body: { total: 10 } }],
  * });
- * console.log(event.deliveryIds); // one per subscribed webhook
+ * console.log(event?.deliveryIds); // one per subscribed webhook; no event if order-1 was emitted before
  * ```
  */
 export interface EmitStore {
   /**
-   * In ONE atomic step (all of it is written, or nothing): replaces the component's dedupe state
-   * (when `dedupeState` is given), stores the events in order and, for each event, writes one
+   * In ONE atomic step (all of it is written, or nothing): applies the dedupe strategy (when
+   * `dedupe` is given: the events kept and the new state decided under the state's lock), stores the
+   * kept events in order and, for each, writes one
    * delivery per subscription of the workspace whose emitter is `componentId`, whose channel
    * (`eventName`, null meaning `default`) is the event's, and whose listener is a webhook of the
    * workspace (the transactional outbox). Deliveries of an active webhook are `pending` and due at
    * `now`; those of a disabled webhook are `paused` until it is enabled again.
    *
    * Throws `invalid` (naming the field, such as `events[2].body`) when a store over JSON is given a
-   * body JSON cannot hold; nothing is written then (see {@link EventInput.body}).
+   * body JSON cannot hold; nothing is written then (see {@link EventInput.body}). Under a dedupe
+   * strategy, throws core's `dedupe_missing_id` (an event without `eventId`) or
+   * `dedupe_non_numeric_id` (`greatest`) and writes nothing. Returns the events kept.
    */
   commit(input: EmitCommitInput): Promise<AppendedEvent[]>;
 }

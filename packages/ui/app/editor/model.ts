@@ -4,6 +4,7 @@
  * `POST`/`PUT /v1/workflows` (and the `workflow` of a test run). The workflow file's format is
  * `pd workflows`' (docs/workflows.md): YAML with the REST API's fields.
  */
+import { WORKFLOW_FILE_SETTINGS, workflowFileProblems } from "@hookline/core";
 import type { Component, Workflow, WorkflowTrigger } from "../types";
 
 /** A step being edited: a code step, or an action from the registry. */
@@ -74,8 +75,6 @@ export function emptyDraft(): Draft {
   return { name: "", trigger: { type: "http" }, steps: [] };
 }
 
-const SETTING_KEYS = ["retry", "concurrency", "throttle", "queue_size"] as const;
-
 /** A draft from a workflow as the API (or a workflow file) gives it. */
 export function fromWorkflow(wf: Record<string, unknown>): Draft {
   const w = wf as unknown as Omit<Workflow, "steps"> & Settings & { steps: Record<string, unknown>[] };
@@ -99,7 +98,7 @@ export function fromWorkflow(wf: Record<string, unknown>): Draft {
       return step;
     }),
   };
-  for (const key of SETTING_KEYS) {
+  for (const key of WORKFLOW_FILE_SETTINGS) {
     if (w[key] !== undefined && w[key] !== null) (draft as unknown as Record<string, unknown>)[key] = w[key];
   }
   return draft;
@@ -127,20 +126,9 @@ export function toDefinition(d: Draft): Record<string, unknown> {
       return step;
     }),
   };
-  for (const key of SETTING_KEYS) if (d[key] !== undefined) out[key] = d[key];
+  for (const key of WORKFLOW_FILE_SETTINGS) if (d[key] !== undefined) out[key] = d[key];
   return out;
 }
-
-const TOP = new Set(["name", "trigger", "steps", "active", ...SETTING_KEYS]);
-const STEP = new Set([
-  "name",
-  "code",
-  "component_code",
-  "component_key",
-  "component_id",
-  "configured_props",
-  "retry",
-]);
 
 /**
  * Checks a parsed workflow file as `pd workflows create` does before sending it: unknown fields and
@@ -148,32 +136,16 @@ const STEP = new Set([
  * file the browser cannot read: it must be inlined as `component_code`. The server checks the rest.
  */
 export function fileProblems(file: unknown): string[] {
-  if (typeof file !== "object" || file === null || Array.isArray(file))
-    return ["the file is not a workflow (an object)"];
-  const problems: string[] = [];
-  const f = file as Record<string, unknown>;
-  for (const key of Object.keys(f)) if (!TOP.has(key)) problems.push(`${key}: unknown field`);
-  if (typeof f.name !== "string" || f.name === "") problems.push("name: required");
-  if (typeof f.trigger !== "object" || f.trigger === null) problems.push("trigger: required");
-  if (!Array.isArray(f.steps)) problems.push("steps: required (a list)");
-  else
-    f.steps.forEach((raw, i) => {
-      if (typeof raw !== "object" || raw === null) {
-        problems.push(`steps[${i}]: not a step`);
-        return;
-      }
-      const s = raw as Record<string, unknown>;
-      for (const key of Object.keys(s))
-        if (!STEP.has(key)) problems.push(`steps[${i}].${key}: unknown field`);
-      if (typeof s.code === "string")
+  const problems = workflowFileProblems(file).map((p) => (p.path ? `${p.path}: ${p.message}` : p.message));
+  if (isRecord(file) && Array.isArray(file.steps))
+    file.steps.forEach((s, i) => {
+      if (isRecord(s) && typeof s.code === "string")
         problems.push(
           `steps[${i}].code: ${s.code} is a file the browser cannot read; inline it as component_code`,
         );
-      const sources = ["code", "component_code", "component_key", "component_id"].filter(
-        (k) => s[k] !== undefined,
-      );
-      if (sources.length !== 1)
-        problems.push(`steps[${i}]: give exactly one of code, component_code, component_key, component_id`);
     });
   return problems;
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);

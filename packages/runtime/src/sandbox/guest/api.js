@@ -40,18 +40,13 @@ function emit(event, meta) {
   if (!current) return;
   if (meta === undefined || meta === null) meta = NO_META;
   else if (typeof meta !== "object") throw new TypeError("$emit(event, meta): meta must be an object");
-  // Kept as JSON text (a snapshot of the values now), spliced into the result by serializeRecord.
-  // JSON.stringify leaves out `event` when it is undefined and meta keys whose value is undefined.
-  var json;
-  try {
-    json = toJson({ event: event, meta: meta }, "$emit");
-  } catch (e) {
-    // Name the culprit as before: the event or its meta.
-    toJson(event, "$emit");
-    toJson(meta, "$emit meta");
-    throw e;
-  }
-  current.emits.push(json);
+  // Kept as JSON texts (a snapshot of the values now), spliced into the result by serializeRecord:
+  // the meta in the record, the event's text after it, as is (the host stores and POSTs these bytes).
+  // JSON.stringify leaves out meta keys whose value is undefined.
+  var text = toJson(event, "$emit");
+  var metaText = toJson(meta, "$emit meta");
+  current.emits.push(metaText);
+  current.texts.push(text === undefined ? "" : text);
 }
 
 // The props given at mount, bound again after a run that had its own (see dispatch).
@@ -144,7 +139,9 @@ function dispatch(kind, arg, rec) {
 }
 
 // The result's JSON text, with only the fields that are not empty (the host fills in the rest):
-// every JSON.stringify call costs over a microsecond in QuickJS. rec.emits holds JSON texts.
+// every JSON.stringify call costs over a microsecond in QuickJS. rec.emits holds the metas' JSON
+// texts; the events' texts follow the record, each after a newline (JSON text has no raw newline;
+// an empty line is an undefined event).
 function serializeRecord(rec) {
   var out = '{"emits":[' + rec.emits.join(",") + "]";
   if (rec.logs.length > 0) out += ',"logs":' + jsonStringify(rec.logs);
@@ -160,7 +157,7 @@ function serializeRecord(rec) {
     }
     if (value !== undefined) out += ',"returnValue":' + value;
   }
-  return out + "}";
+  return out + "}" + (rec.texts.length > 0 ? "\n" + rec.texts.join("\n") : "");
 }
 
 function finish(rec, err) {
@@ -180,6 +177,7 @@ function invoke(kind, argJson) {
   current = {
     kind: kind,
     emits: [],
+    texts: [],
     exports: null,
     responds: null,
     sends: null,
