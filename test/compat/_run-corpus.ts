@@ -140,6 +140,8 @@ const DUMMY_AUTH = {
   database: "placeholder",
   domain: "placeholder.invalid",
   subdomain: "placeholder",
+  // shopify-api-node refuses to start without a shop name ("Missing or invalid options").
+  shop_id: "placeholder",
   region: "us-east-1",
   base_url: "https://placeholder.invalid",
 };
