@@ -94,6 +94,22 @@ writePackage(
   { "index.js": '"use strict";\nmodule.exports = function () { undeclared = 1; };' },
 );
 
+// Shaped as lodash.js is: no "use strict", a license comment, then separator comments next to doc
+// comments. Looking for a strict-mode directive once backtracked on each `*/` of such a file,
+// exponentially in the comments: 40 of them never finished (lodash blocked the host for minutes).
+const docs = Array.from(
+  { length: 40 },
+  (_, i) =>
+    `\n  /*------------------------------------------------------------*/\n\n  /**\n   * Number ${i}.\n   * @returns {*} Its argument.\n   */\n  function f${i}(v) { return v; }\n`,
+).join("");
+writePackage(
+  join(modulesRoot, "node_modules", "commented"),
+  { name: "commented", version: "1.0.0", main: "index.js" },
+  {
+    "index.js": `/**\n * @license\n */\n;(function () {${docs}\n  commentedLoaded = f39(true);\n}.call(this));\n`,
+  },
+);
+
 const GREETER = component(
   `import greet from "greet";
    import greetCaret from "greet@^1";
@@ -140,6 +156,11 @@ describe("node_modules resolver", () => {
       strictPkg: "ReferenceError",
       own: "ReferenceError",
     });
+  });
+
+  it("bundles a sloppy package full of adjacent comments, as lodash.js is, and runs it", async () => {
+    const code = component(`import "commented";`, "{ loaded: globalThis.commentedLoaded }");
+    expect(await emitted(runtime, code)).toEqual({ loaded: true });
   });
 
   it("refuses a range the installed version does not satisfy with module_not_found", async () => {

@@ -17,8 +17,11 @@ import { analyze } from "eslint-scope";
 import { LRUCache } from "lru-cache";
 
 /** A `"use strict"` directive among the first statements (after comments and a hashbang). */
-// One whitespace character per repetition: `(?:\s+|...)*` backtracks exponentially on a long run.
-const STRICT_PROLOGUE = /^(?:#![^\n]*\n)?(?:\s|\/\/[^\n]*\n|\/\*[\s\S]*?\*\/)*(["'])use strict\1/;
+// Each repetition can match in one way only, or a file with no directive backtracks exponentially:
+// one whitespace character (`\s+` would split a run many ways), and a block comment that cannot
+// contain `*/` (a lazy `[\s\S]*?` may also end at any later `*/`: lodash.js, whose separator
+// comments sit next to doc comments, took minutes and blocked the host while bundling).
+const STRICT_PROLOGUE = /^(?:#![^\n]*\n)?(?:\s|\/\/[^\n]*\n|\/\*(?:[^*]|\*+[^*/])*\*+\/)*(["'])use strict\1/;
 /** A file with no `name =` anywhere cannot assign an undeclared name: not worth parsing. */
 const ASSIGNMENT = /(?:^|[^.\w$\s]|\s)[A-Za-z_$][\w$]*\s*(?:[-+*/%&|^]|\*\*|<<|>>>?|&&|\|\||\?\?)?=(?![=>])/;
 
