@@ -48,7 +48,7 @@ async function action(body: string, id = "dc_tmp", bridges: HostBridges = { fetc
     import os from "os";
     import { pipeline } from "stream/promises";
     import { Readable, Transform } from "stream";
-    import { axios } from "@pipedream/platform";
+    import { axios, getFileStream, getFileStreamAndMetadata } from "@pipedream/platform";
     export default {
       name: "Tmp", version: "0.1.0", type: "action",
       props: { url: { type: "string", optional: true } },
@@ -282,6 +282,44 @@ describe("/tmp", () => {
     });
     expect(out.chunks).toBe(4);
     expect(out.tooBig).toBe("ENOSPC");
+    m.dispose();
+  });
+
+  it("gives a file of /tmp, a URL or a data: URL as a stream with its metadata (platform's getFileStream)", async () => {
+    // The file-upload actions of youtube_data_api, slack, shopify... pass this stream to their SDK.
+    const m = await action(`
+      const read = async (stream) => { const parts = []; for await (const c of stream) parts.push(Buffer.from(c)); return Buffer.concat(parts); };
+      fs.writeFileSync("/tmp/clip.mp4", Buffer.from([0, 1, 2, 255]));
+      const local = await getFileStreamAndMetadata("/tmp/clip.mp4");
+      const remote = await getFileStreamAndMetadata(this.url + "/blob.bin");
+      const data = await getFileStreamAndMetadata("data:text/plain;name=hi.txt;base64," + Buffer.from("hi there").toString("base64"));
+      const missing = await getFileStream("/tmp/nope.mp4").then(() => "found", (e) => e.message);
+      return {
+        local: { ...local.metadata, lastModified: local.metadata.lastModified instanceof Date, bytes: [...await read(local.stream)] },
+        remote: { size: remote.metadata.size, name: remote.metadata.name, type: remote.metadata.contentType, same: (await read(remote.stream)).toString("base64") },
+        data: { ...data.metadata, text: (await read(data.stream)).toString() },
+        plain: (await read(await getFileStream("/tmp/clip.mp4"))).length,
+        missing,
+      };`);
+    const out = await run(m);
+    expect(out).toEqual({
+      local: {
+        size: 4,
+        name: "clip.mp4",
+        contentType: "video/mp4",
+        lastModified: true,
+        bytes: [0, 1, 2, 255],
+      },
+      remote: {
+        size: BLOB.length,
+        name: "blob.bin",
+        type: "application/octet-stream",
+        same: BLOB.toString("base64"),
+      },
+      data: { size: 8, name: "hi.txt", contentType: "text/plain", text: "hi there" },
+      plain: 4,
+      missing: "File not found: /tmp/nope.mp4",
+    });
     m.dispose();
   });
 

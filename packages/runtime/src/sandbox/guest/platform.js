@@ -106,9 +106,125 @@
     instance.create = axios.create;
     return instance;
   };
+  // getFileStream(AndMetadata) as @pipedream/platform 3 has them: a data: URL, an http(s) URL
+  // (fetched whole through the guarded fetch) or a path in the sandbox's /tmp, as a Readable.
+  var MIME = {
+    txt: "text/plain",
+    csv: "text/csv",
+    html: "text/html",
+    htm: "text/html",
+    json: "application/json",
+    xml: "application/xml",
+    pdf: "application/pdf",
+    zip: "application/zip",
+    gz: "application/gzip",
+    png: "image/png",
+    jpg: "image/jpeg",
+    jpeg: "image/jpeg",
+    gif: "image/gif",
+    webp: "image/webp",
+    svg: "image/svg+xml",
+    bmp: "image/bmp",
+    ico: "image/vnd.microsoft.icon",
+    mp4: "video/mp4",
+    mov: "video/quicktime",
+    webm: "video/webm",
+    avi: "video/x-msvideo",
+    mp3: "audio/mpeg",
+    wav: "audio/wav",
+    ogg: "audio/ogg",
+    m4a: "audio/mp4",
+    md: "text/markdown",
+    js: "text/javascript",
+    doc: "application/msword",
+    xls: "application/vnd.ms-excel",
+    ppt: "application/vnd.ms-powerpoint",
+    docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  };
+  function mimeOf(name) {
+    var m = /\.([^./]+)$/.exec(name || "");
+    return (m && MIME[m[1].toLowerCase()]) || undefined;
+  }
+  function extensionOf(type) {
+    for (var ext of Object.keys(MIME)) if (MIME[ext] === type) return ext;
+    return undefined;
+  }
+  function baseName(p) {
+    return String(p).replace(/\/+$/, "").split("/").pop();
+  }
+  function readable(buf) {
+    return S.load("stream").Readable.from([buf], { objectMode: false });
+  }
+  function dataUrl(url) {
+    var m = /^data:([^;,]*)?(?:;([^,]*))?,([\s\S]*)$/.exec(url);
+    if (!m) throw new Error("Invalid data URL format");
+    var type = m[1] || "text/plain;charset=US-ASCII";
+    var base64 = false;
+    var name;
+    for (var part of (m[2] || "").split(";").filter(Boolean)) {
+      var lower = part.toLowerCase();
+      if (lower === "base64") base64 = true;
+      else if (lower.startsWith("name=")) name = decodeURIComponent(part.slice(5));
+      else if (lower.startsWith("filename=")) name = decodeURIComponent(part.slice(9));
+    }
+    var Buffer = S.load("bytes").Buffer;
+    var buf = base64 ? Buffer.from(m[3], "base64") : Buffer.from(decodeURIComponent(m[3]), "utf-8");
+    if (!name) name = extensionOf(type) ? "file." + extensionOf(type) : "file";
+    return { stream: readable(buf), metadata: { size: buf.length, contentType: type, name: name } };
+  }
+  function isUrl(p) {
+    try {
+      new (S.load("url").URL)(p);
+      return true;
+    } catch (_e) {
+      return false;
+    }
+  }
+  async function remoteFile(url) {
+    var res = await S.load("fetch").fetch(url);
+    if (!res.ok) throw new Error("Failed to fetch " + url + ": " + res.status + " " + res.statusText);
+    var buf = S.load("bytes").Buffer.from(await res.arrayBuffer());
+    var path = new (S.load("url").URL)(url).pathname;
+    var modified = res.headers.get("last-modified");
+    var metadata = {
+      contentType: res.headers.get("content-type") || mimeOf(path),
+      lastModified: modified ? new Date(modified) : undefined,
+      name: baseName(path),
+      etag: res.headers.get("etag") || undefined,
+      size: buf.length,
+    };
+    return { stream: readable(buf), metadata: metadata };
+  }
+  async function localFile(path) {
+    var fs = S.load("fs").modules.fs;
+    var stats;
+    try {
+      stats = await fs.promises.stat(path);
+    } catch (_e) {
+      throw new Error("File not found: " + path);
+    }
+    var metadata = {
+      size: stats.size,
+      lastModified: stats.mtime,
+      name: baseName(path),
+      contentType: mimeOf(path),
+    };
+    return { stream: fs.createReadStream(path), metadata: metadata };
+  }
+  async function getFileStreamAndMetadata(pathOrUrl) {
+    if (String(pathOrUrl).startsWith("data:")) return dataUrl(pathOrUrl);
+    return isUrl(pathOrUrl) ? remoteFile(pathOrUrl) : localFile(pathOrUrl);
+  }
+  async function getFileStream(pathOrUrl) {
+    return (await getFileStreamAndMetadata(pathOrUrl)).stream;
+  }
   var platform = {
     axios: axios,
     ConfigurationError: ConfigurationError,
+    getFileStream: getFileStream,
+    getFileStreamAndMetadata: getFileStreamAndMetadata,
     DEFAULT_POLLING_SOURCE_TIMER_INTERVAL: 60 * 15,
     // The mixins database apps spread into their methods; the app overrides each one.
     sqlProp: {
