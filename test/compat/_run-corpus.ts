@@ -48,11 +48,14 @@ const BEHAVES = [
 
 /**
  * A component refusing its own placeholder input: a `ConfigurationError` or a prop error, or a
- * file prop naming the placeholder file, absent from `/tmp` as it would be on Node (`ENOENT`).
+ * file prop naming the placeholder file, absent from `/tmp` as it would be on Node (`ENOENT`, or
+ * `File not found` from `getFileStream`).
  */
 const INPUT = [
   /ConfigurationError|invalid_prop_value|account_required/,
   /ENOENT.*placeholder|placeholder.*ENOENT/s,
+  // @pipedream/platform's getFileStream on a placeholder path, with its own words (as on Node).
+  /File not found: \/?(tmp\/)?placeholder/,
 ];
 
 /**
