@@ -4,7 +4,8 @@
  */
 import { HooklineError } from "@hookline/core";
 import type { PageInfo } from "./_define.js";
-import { lightResponse, rawBody } from "./_light.js";
+import { errorResponse } from "./_errors.js";
+import { rawBody } from "./_lazy-request-response.js";
 
 /** Reads at most `limit` bytes of a body; over it, `413 payload_too_large`. */
 export async function readBody(request: Request, limit: number): Promise<Uint8Array> {
@@ -106,13 +107,9 @@ export function tokenBuckets(options: TokenBucketOptions, now = Date.now) {
 
 /** The 429 of a rate limit, with `Retry-After`. */
 export function rateLimited(retryAfter: number, what: string): Response {
-  return lightResponse(
-    JSON.stringify({
-      error: { code: "rate_limited", message: `Too many requests ${what}; retry in ${retryAfter} s` },
-    }),
-    429,
-    { "content-type": "application/json; charset=utf-8", "retry-after": String(retryAfter) },
-  );
+  return errorResponse(429, "rate_limited", `Too many requests ${what}; retry in ${retryAfter} s`, {
+    "retry-after": String(retryAfter),
+  });
 }
 
 /**

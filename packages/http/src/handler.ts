@@ -3,13 +3,13 @@
  * as one Web-standard `(request: Request) => Promise<Response>`.
  */
 import { randomUUID } from "node:crypto";
-import { HooklineError } from "@hookline/core";
+import { finalStatusProblem, HooklineError } from "@hookline/core";
 import type { ConnectScope, ConnectTokenGrant, Hookline } from "@hookline/engine";
 import { hashApiKey } from "@hookline/engine";
 import { bearerOf, connectCors, connectGrant, isConnectToken } from "./_connect-auth.js";
 import type { Route, RouteResult } from "./_define.js";
-import { internalError, toApiError } from "./_errors.js";
-import { lightResponse, withHeaders } from "./_light.js";
+import { errorResponse, internalError, jsonResponse, toApiError } from "./_errors.js";
+import { lightResponse, withHeaders } from "./_lazy-request-response.js";
 import {
   listBody,
   rateLimited,
@@ -101,14 +101,7 @@ function compile(route: Route): Compiled {
   return { route, regex: new RegExp(`^${pattern}/?$`), names };
 }
 
-function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return lightResponse(typeof body === "string" ? body : JSON.stringify(body), status, {
-    "content-type": "application/json; charset=utf-8",
-    ...headers,
-  });
-}
-
-function errorResponse(error: HooklineError, headers: Record<string, string> = {}): Response {
+function hooklineErrorResponse(error: HooklineError, headers: Record<string, string> = {}): Response {
   return jsonResponse(error.status, { error: error.toJSON() }, headers);
 }
 
@@ -178,11 +171,9 @@ export function createHandler(
       headers,
       ...(body.byteLength > 0 ? { body } : {}),
     });
-    if (reply.status < 200) {
-      // A fetch Response cannot end with an informational status: the component answered wrongly.
-      const message = `respond(): status ${reply.status} is informational and cannot end a request; use 200 to 599`;
-      return jsonResponse(502, { error: { code: "invalid_respond", message } });
-    }
+    // A fetch Response cannot end with an informational status: the component answered wrongly.
+    const informational = finalStatusProblem(reply.status);
+    if (informational) return errorResponse(502, "invalid_respond", informational);
     const bodyless = NULL_BODY.has(reply.status) || request.method === "HEAD";
     return lightResponse(bodyless ? null : reply.body, reply.status, reply.headers);
   }
@@ -212,7 +203,7 @@ export function createHandler(
     const hit = matches.find((x) => x.c.route.method === request.method);
     if (!hit) {
       const allow = [...new Set(matches.map((x) => x.c.route.method))].join(", ");
-      return errorResponse(
+      return hooklineErrorResponse(
         new HooklineError(
           "method_not_allowed",
           `${request.method} is not allowed on ${path.slice(0, 200)}; use ${allow}`,
@@ -281,7 +272,7 @@ export function createHandler(
     } catch (error) {
       const apiError = toApiError(error);
       if (!apiError) onError(error, requestId);
-      response = errorResponse(apiError ?? internalError(requestId));
+      response = hooklineErrorResponse(apiError ?? internalError(requestId));
     }
     return withHeaders(response, {
       "x-request-id": requestId,
