@@ -7,6 +7,7 @@ export default defineConfig({
     express: "src/adapters/express.ts",
     fastify: "src/adapters/fastify.ts",
     hono: "src/adapters/hono.ts",
+    metrics: "src/metrics/index.ts",
   },
   external: ["express", "fastify", "hono"],
   format: ["esm"],

@@ -21,7 +21,10 @@ export interface RunResult {
   /** The package imports npm packages (besides @pipedream/platform). */
   sdk: boolean;
   behaves: boolean;
-  /** `ok`, `api` (reached the stand-in or the network), or `sandbox: ...` / `other: ...` and the cause. */
+  /**
+   * `ok`, `api` (reached the stand-in or the network), `input` (refused its placeholder input), or
+   * `sandbox: ...` / `other: ...` and the cause.
+   */
   outcome: string;
   message?: string;
 }
@@ -37,11 +40,19 @@ const SANDBOX = [
   /native addon|Cannot find module/,
   /Top-level await/,
 ];
-/** Errors that show the component ran until it reached for its API (or refused its own input). */
+/** Errors that show the component ran until it reached for its API. */
 const BEHAVES = [
   /status code 4\d\d|\b4\d\d\b.*(Unauthorized|Forbidden|Not Found|stand-in)|stand-in/i,
   /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|getaddrinfo|private address|not allowed|SSRF|refused to connect|socket hang up|network/i,
+];
+
+/**
+ * A component refusing its own placeholder input: a `ConfigurationError` or a prop error, or a
+ * file prop naming the placeholder file, absent from `/tmp` as it would be on Node (`ENOENT`).
+ */
+const INPUT = [
   /ConfigurationError|invalid_prop_value|account_required/,
+  /ENOENT.*placeholder|placeholder.*ENOENT/s,
 ];
 
 /**
@@ -51,6 +62,7 @@ const BEHAVES = [
  */
 function classify(message: string, reached: boolean): { behaves: boolean; outcome: string } {
   if (reached || BEHAVES.some((re) => re.test(message))) return { behaves: true, outcome: "api" };
+  if (INPUT.some((re) => re.test(message))) return { behaves: true, outcome: "input" };
   if (SANDBOX.some((re) => re.test(message)))
     return { behaves: false, outcome: `sandbox: ${cause(message)}` };
   return { behaves: false, outcome: `other: ${cause(message)}` };
@@ -91,7 +103,11 @@ async function startStandIn(): Promise<{ base: string; hits: () => number; close
   };
 }
 
-/** The guarded transport with every URL's origin replaced by the stand-in's: nothing leaves loopback. */
+/**
+ * The guarded transport with every URL's origin replaced by the stand-in's, for `fetch` and for
+ * the `http`/`https` modules (whose TLS options no longer apply to the plain stand-in): nothing
+ * leaves loopback. Sockets (database drivers) keep their placeholder host, which does not resolve.
+ */
 function loopbackTransport(base: string): Transport {
   const inner = createTransport({ allowPrivate: true });
   const rewrite = (input: string | URL | Request) => {
@@ -100,7 +116,10 @@ function loopbackTransport(base: string): Transport {
   };
   const fetch = ((input: string | URL | Request, init?: RequestInit) =>
     inner.fetch(rewrite(input), init)) as typeof globalThis.fetch;
-  return { ...inner, fetch };
+  const send = inner.request;
+  if (!send) throw new Error("the transport has no request()");
+  const request: Transport["request"] = (url, { tls: _tls, ...rest }) => send(rewrite(url), rest);
+  return { ...inner, fetch, request };
 }
 
 const DUMMY_AUTH = {
@@ -121,6 +140,8 @@ const DUMMY_AUTH = {
   database: "placeholder",
   domain: "placeholder.invalid",
   subdomain: "placeholder",
+  // shopify-api-node refuses to start without a shop name ("Missing or invalid options").
+  shop_id: "placeholder",
   region: "us-east-1",
   base_url: "https://placeholder.invalid",
 };
@@ -156,7 +177,11 @@ async function placeholderProps(
     else if (prop.type === "string[]") out[name] = ["placeholder"];
     else if (prop.type === "integer[]") out[name] = [1];
     else if (prop.type === "object") out[name] = { placeholder: "placeholder" };
-    else if (prop.type === "string") out[name] = "placeholder";
+    else if (prop.type === "string" || prop.type === "any") out[name] = "placeholder";
+    // A data store prop's value is the store's name; the engine creates it on first use.
+    else if (prop.type === "data_store") out[name] = "placeholder";
+    else if (prop.type === "http_request") out[name] = { method: "GET", url: "https://placeholder.invalid/" };
+    else if (prop.type === "sql") out[name] = { query: "SELECT 1", params: [] };
   }
   return out;
 }
@@ -164,7 +189,7 @@ async function placeholderProps(
 /** Runs the components of `packages` (one at a time, so that stand-in hits belong to one). */
 export async function runCorpus(
   packages: string[],
-  options: { limit?: number; onResult?: (r: RunResult) => void } = {},
+  options: { limit?: number; match?: string; onResult?: (r: RunResult) => void } = {},
 ): Promise<RunResult[]> {
   const standIn = await startStandIn();
   const runtime = createRuntime({
@@ -190,7 +215,9 @@ export async function runCorpus(
         pkg,
         Object.keys(deps ?? {}).some((d) => !d.startsWith("@pipedream/")),
       );
-      const files = componentFiles(pkg).slice(0, options.limit ?? Number.POSITIVE_INFINITY);
+      const files = componentFiles(pkg)
+        .filter((path) => !options.match || path.includes(options.match))
+        .slice(0, options.limit ?? Number.POSITIVE_INFINITY);
       for (const path of files) {
         const result = await runOne(hookline, ws, accounts, standIn.hits, pkg, path, sdkOf.get(pkg) === true);
         results.push(result);

@@ -1,18 +1,24 @@
 // `npm run compat:run [-- pkg ...]`: deploys every source and runs every action of the corpus
 // (test/compat/_run-corpus.ts), prints the share that behaves, for components that import npm
 // packages and for self-contained ones, and groups the rest by cause. `--sdk` keeps to the
-// packages that import npm packages; `--limit N` takes N components per package.
+// packages that import npm packages; `--limit N` takes N components per package; `--match TEXT`
+// only the components whose path contains TEXT.
 import { corpusPackages } from "./_corpus.js";
 import { type RunResult, runCorpus } from "./_run-corpus.js";
 
 const args = process.argv.slice(2);
 const limitAt = args.indexOf("--limit");
 const limit = limitAt >= 0 ? Number(args[limitAt + 1]) : undefined;
-const named = args.filter((a, i) => !a.startsWith("--") && (limitAt < 0 || i !== limitAt + 1));
+const matchAt = args.indexOf("--match");
+const match = matchAt >= 0 ? args[matchAt + 1] : undefined;
+const named = args.filter(
+  (a, i) => !a.startsWith("--") && (limitAt < 0 || i !== limitAt + 1) && (matchAt < 0 || i !== matchAt + 1),
+);
 const packages = named.length > 0 ? named : corpusPackages();
 const started = Date.now();
 const results = await runCorpus(packages, {
   ...(limit ? { limit } : {}),
+  ...(match ? { match } : {}),
   onResult: (r) =>
     process.stderr.write(`${r.behaves ? "ok  " : "FAIL"} ${r.file} ${r.behaves ? r.outcome : r.message}\n`),
 });
@@ -57,6 +63,6 @@ for (const [cause, list] of [...causes].sort((a, b) => b[1].length - a[1].length
 const outcomes = new Map<string, number>();
 for (const r of results) outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + 1);
 console.log(
-  `\n(${results.length} components in ${((Date.now() - started) / 1000).toFixed(0)} s; ok ${outcomes.get("ok") ?? 0}, reached the API ${outcomes.get("api") ?? 0})`,
+  `\n(${results.length} components in ${((Date.now() - started) / 1000).toFixed(0)} s; ok ${outcomes.get("ok") ?? 0}, reached the API ${outcomes.get("api") ?? 0}, refused their placeholder input ${outcomes.get("input") ?? 0})`,
 );
 process.exit(0);

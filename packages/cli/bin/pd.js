@@ -1,15 +1,14 @@
 #!/usr/bin/env node
-// The `pd` executable. Installed from npm (`npm install -g @hookline/cli`), the package holds the
-// built `dist/bin.js`, which this imports. In a checkout of the Hookline repository (the sources are
-// next to this file), it imports the built `dist/bin.js` too when every workspace package's `dist`
-// is current (built after its sources last changed: see distIsCurrent), which starts in a fraction
-// of the time; otherwise (no build yet, or a source edited since) it runs the TypeScript sources,
-// with the same node flags as `npm start` (tsx, and the `@hookline/source` condition that resolves
-// workspace packages to their sources), so `npx pd` works right after `npm install`, without a
-// build, and never runs a stale one. HOOKLINE_FROM_SOURCES=1 always runs the sources.
-import { spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+// The `pd` (and `hookline`) executable. Installed from npm, the package holds the built
+// `dist/bin.js`, which this imports. In a checkout of the Hookline repository (the sources are next
+// to this file) it imports the built `dist/bin.js` too, after building first, in a few seconds, the
+// JavaScript of every workspace package whose `dist` is missing or older than its sources
+// (scripts/build-js.mjs: no type declarations, which running does not need), so `npx pd` works
+// right after `npm install`, starts fast, and never runs a stale build. HOOKLINE_FROM_SOURCES=1
+// runs the TypeScript sources through tsx instead (benchmarks compare both). Decision 0340.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const sources = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
@@ -25,30 +24,71 @@ function newest(dir) {
   return max;
 }
 
+const packages = fileURLToPath(new URL("../../", import.meta.url));
+
 /**
- * Whether the built packages can run instead of the sources: every workspace package with a `src`
- * folder has a `dist`, and the oldest file directly in its `dist` (tsup rewrites them all on each
- * build) is newer than every file under its `src` and its package.json. A few hundred `stat`s,
- * about a millisecond or two; a `git checkout` or an edit makes the sources newer, so a stale build
- * is never run.
+ * The workspace packages whose built code cannot run: no `dist`, or one older than the package's
+ * sources (its `src` folder or its package.json). A package's build time is that of the oldest file
+ * directly in its `dist` (a build rewrites them all). A few hundred `stat`s, a millisecond or two;
+ * a `git checkout` or an edit makes the sources newer, so a stale build is never run.
  */
-function distIsCurrent() {
-  const packages = fileURLToPath(new URL("../../", import.meta.url));
-  try {
-    for (const name of readdirSync(packages)) {
-      const src = join(packages, name, "src");
-      if (!existsSync(src)) continue;
-      const dist = join(packages, name, "dist");
-      let built = Number.POSITIVE_INFINITY;
-      for (const entry of readdirSync(dist, { withFileTypes: true })) {
-        if (entry.isFile()) built = Math.min(built, statSync(join(dist, entry.name)).mtimeMs);
+function stalePackages() {
+  const stale = [];
+  // The runtime's pool worker bundles @hookline/core (runtime/tsup.config.ts): stale with it.
+  const bundled = { runtime: "core" };
+  for (const name of readdirSync(packages)) {
+    const src = join(packages, name, "src");
+    if (!existsSync(src)) continue;
+    let built = Number.POSITIVE_INFINITY;
+    try {
+      for (const entry of readdirSync(join(packages, name, "dist"), { withFileTypes: true })) {
+        if (entry.isFile())
+          built = Math.min(built, statSync(join(packages, name, "dist", entry.name)).mtimeMs);
       }
-      const changed = Math.max(newest(src), statSync(join(packages, name, "package.json")).mtimeMs);
-      if (!(built > changed)) return false;
+    } catch {
+      built = 0; // no dist
     }
-    return true;
-  } catch {
-    return false; // a package without dist, or a file gone while reading: run the sources
+    const changed = Math.max(newest(src), statSync(join(packages, name, "package.json")).mtimeMs);
+    if (!(built > changed) || built === Number.POSITIVE_INFINITY) stale.push(join(packages, name));
+  }
+  for (const [name, inside] of Object.entries(bundled)) {
+    const [dir, dep] = [join(packages, name), join(packages, inside)];
+    if (stale.includes(dep) && existsSync(dir) && !stale.includes(dir)) stale.push(dir);
+  }
+  return stale;
+}
+
+/**
+ * Builds the stale packages under a lock (a folder: creating it is atomic), so that two `pd`
+ * started at once build once; the second finds the build current. A lock older than two minutes
+ * was left by a build that died.
+ */
+async function buildStale() {
+  const lock = join(packages, "..", "node_modules", ".cache", "pd-build.lock");
+  mkdirSync(dirname(lock), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+      } catch {
+        // released meanwhile
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  try {
+    const stale = stalePackages();
+    if (stale.length === 0) return true;
+    const names = stale.map((dir) => relative(join(packages, ".."), dir)).join(", ");
+    process.stderr.write(`Building ${names} (changed since the last build)...\n`);
+    const script = join(packages, "..", "scripts", "build-js.mjs");
+    const built = spawnSync(process.execPath, [script, ...stale], { stdio: ["ignore", 2, 2] });
+    return built.status === 0;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
   }
 }
 
@@ -62,7 +102,13 @@ if (
   process.chdir(process.env.INIT_CWD);
 }
 
-if (!existsSync(sources) || (process.env.HOOKLINE_FROM_SOURCES !== "1" && distIsCurrent())) {
+if (!existsSync(sources) || process.env.HOOKLINE_FROM_SOURCES !== "1") {
+  if (existsSync(sources) && stalePackages().length > 0 && !(await buildStale())) {
+    process.stderr.write(
+      "The build failed (above). `HOOKLINE_FROM_SOURCES=1 npx pd ...` runs the sources.\n",
+    );
+    process.exit(1);
+  }
   await import("../dist/bin.js");
 } else {
   // Node flags cannot be turned on from inside a running process (and worker threads only inherit

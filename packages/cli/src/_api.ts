@@ -1,6 +1,10 @@
-/** A small client of the `/v1` REST API over global `fetch`, and an SSE reader. */
+/** The client of the `/v1` REST API the commands use (over ky, `_http.ts`). */
+import { HTTPError } from "ky";
+import { _apiError, _createKy, _readSse, _unreachable, type SseMessage } from "./_http.js";
 import { type ApiWarning, CliError, note, printWarnings, style } from "./_output.js";
 import { _didYouMean } from "./_suggest.js";
+
+export { _readSse, type SseMessage } from "./_http.js";
 
 /** A page of a list route. */
 export interface Page<T> {
@@ -33,54 +37,31 @@ export interface ApiClient {
   ): Promise<void>;
 }
 
-/** One server-sent message. */
-export interface SseMessage {
-  id?: string;
-  event: string;
-  data: string;
-}
-
-/** Turns a failed `fetch` (server down, bad URL) into a clear error. @internal */
-function _unreachable(baseUrl: string, error: unknown): CliError {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const reason = cause?.code ?? cause?.message ?? (error as Error).message;
-  return new CliError(
-    "server_unreachable",
-    `cannot reach the Hookline server at ${baseUrl} (${reason}). Is \`pd serve\` running? Set the URL with \`pd login --base-url\` or HOOKLINE_BASE_URL.`,
-  );
-}
-
-/** Reads an error response into a {@link CliError} with the API's code and message. @internal */
-async function _apiError(res: Response): Promise<CliError> {
-  const text = await res.text().catch(() => "");
-  try {
-    const body = JSON.parse(text) as { error?: { code?: string; message?: string; details?: unknown } };
-    if (body.error?.code)
-      return new CliError(body.error.code, body.error.message ?? res.statusText, body.error.details);
-  } catch {
-    // not JSON
-  }
-  return new CliError(`http_${res.status}`, text.slice(0, 200) || res.statusText || "request failed");
-}
-
-/** Creates a client for `baseUrl`, authenticating with `apiKey`. */
+/**
+ * Creates a client for `baseUrl`, authenticating with `apiKey`. Calls time out (HOOKLINE_TIMEOUT
+ * seconds, default 120) and are retried up to 3 times after a network failure or a 408, 429, 500,
+ * 502, 503 or 504, waiting out the server's `Retry-After` (at most 60 s); a `POST` carries an
+ * `Idempotency-Key` and is retried only after a 429 or a 503 or a network failure.
+ *
+ * @example
+ * ```ts
+ * const client = createApiClient("http://127.0.0.1:4100", process.env.HOOKLINE_API_KEY);
+ * const hooks = await client.list("/v1/webhooks");
+ * ```
+ */
 export function createApiClient(baseUrl: string, apiKey: string | undefined): ApiClient {
-  const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
-    ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-    ...extra,
-  });
+  const http = _createKy(baseUrl, apiKey);
+  // ky joins its prefix and a path without the leading slash.
+  const relative = (path: string) => path.replace(/^\/+/, "");
   const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     let res: Response;
     try {
-      res = await fetch(`${baseUrl}${path}`, {
-        method,
-        headers: headers(body === undefined ? {} : { "content-type": "application/json" }),
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
+      res = await http(relative(path), { method, ...(body === undefined ? {} : { json: body }) });
     } catch (error) {
+      if (error instanceof HTTPError)
+        throw await _apiError(error.response, error.request.headers.get("x-request-id"));
       throw _unreachable(baseUrl, error);
     }
-    if (!res.ok) throw await _apiError(res);
     const text = await res.text();
     return text ? JSON.parse(text) : {};
   };
@@ -107,15 +88,18 @@ export function createApiClient(baseUrl: string, apiKey: string | undefined): Ap
       while (!signal.aborted) {
         let res: Response;
         try {
-          res = await fetch(`${baseUrl}${path}`, {
-            headers: headers({ accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) }),
+          res = await http(relative(path), {
+            headers: { accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) },
             signal,
+            timeout: false,
+            retry: 0,
+            throwHttpErrors: false,
           });
         } catch (error) {
           if (signal.aborted) return;
           throw _unreachable(baseUrl, error);
         }
-        if (!res.ok) throw await _apiError(res);
+        if (!res.ok) throw await _apiError(res, res.headers.get("x-request-id"));
         if (!res.body) return;
         if (!opened) {
           opened = true;
@@ -134,46 +118,6 @@ export function createApiClient(baseUrl: string, apiKey: string | undefined): Ap
       }
     },
   };
-}
-
-/** Parses an SSE body, calling `onMessage` for every message with data. @internal */
-export async function _readSse(
-  body: ReadableStream<Uint8Array>,
-  onMessage: (message: SseMessage) => void,
-): Promise<void> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let current: { id?: string; event?: string; data: string[] } = { data: [] };
-  const flush = () => {
-    if (current.data.length > 0) {
-      onMessage({
-        ...(current.id !== undefined ? { id: current.id } : {}),
-        event: current.event ?? "message",
-        data: current.data.join("\n"),
-      });
-    }
-    current = { data: [] };
-  };
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let newline = buffer.search(/\r?\n/);
-    while (newline !== -1) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + (buffer[newline] === "\r" ? 2 : 1));
-      if (line === "") flush();
-      else if (!line.startsWith(":")) {
-        const colon = line.indexOf(":");
-        const field = colon === -1 ? line : line.slice(0, colon);
-        let value = colon === -1 ? "" : line.slice(colon + 1);
-        if (value.startsWith(" ")) value = value.slice(1);
-        if (field === "data") current.data.push(value);
-        else if (field === "event") current.event = value;
-        else if (field === "id") current.id = value;
-      }
-      newline = buffer.search(/\r?\n/);
-    }
-  }
-  flush();
 }
 
 /** A source as the API returns it. */

@@ -15,7 +15,10 @@ export interface ServeSettings {
     /** Sandboxes in a pool of worker threads unless `--sandbox-mode thread`. */
     sandboxes: NonNullable<HooklineOptions["sandboxes"]>;
   };
-  handler: Pick<HandlerOptions, "bodyLimit" | "rateLimit" | "ingressRateLimit" | "maxPageBytes">;
+  handler: Pick<
+    HandlerOptions,
+    "bodyLimit" | "rateLimit" | "ingressRateLimit" | "workspaceIngressRateLimit" | "maxPageBytes"
+  >;
   /** `--flag value` of each setting given, for the banner. */
   given: string[];
 }
@@ -284,6 +287,12 @@ export const SETTINGS: Setting[] = [
     env: "HOOKLINE_INGRESS_RATE_LIMIT",
     kind: "bucket",
     apply: into(handler, "ingressRateLimit"),
+  },
+  {
+    flag: "workspace-ingress-rate-limit",
+    env: "HOOKLINE_WORKSPACE_INGRESS_RATE_LIMIT",
+    kind: "bucket",
+    apply: into(handler, "workspaceIngressRateLimit"),
   },
   {
     flag: "max-page-size",

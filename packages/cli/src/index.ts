@@ -13,6 +13,7 @@ import deploy from "./commands/deploy.js";
 import dev from "./commands/dev.js";
 import events from "./commands/events.js";
 import init from "./commands/init.js";
+import keys from "./commands/keys.js";
 import list from "./commands/list.js";
 import login from "./commands/login.js";
 import logs from "./commands/logs.js";
@@ -25,6 +26,7 @@ import subscriptions from "./commands/subscriptions.js";
 import update from "./commands/update.js";
 import webhooks from "./commands/webhooks.js";
 import workflows from "./commands/workflows.js";
+import workspaces from "./commands/workspaces.js";
 
 export {
   type ApiClient,
@@ -69,6 +71,8 @@ export const commands: Record<string, Command> = Object.fromEntries(
     workflows,
     accounts,
     oauthClients,
+    workspaces,
+    keys,
     init,
   ].map((c) => [c.name, c]),
 );

@@ -2,9 +2,11 @@
 import { spawnSync } from "node:child_process";
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -12,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 
 // A synchronous run blocks the test's own timeout: each is bounded, and killed past it.
 const BOUNDED = { timeout: 60_000, killSignal: "SIGKILL" } as const;
@@ -23,12 +25,14 @@ const LINK = join(ROOT, "node_modules", ".bin", "pd");
 const WRAPPER = join(ROOT, "packages", "cli", "bin", "pd.js");
 
 describe.concurrent("the pd executable", () => {
-  it("npm install links node_modules/.bin/pd, which runs from any folder (sources, or a current build)", () => {
+  it("npm install links node_modules/.bin/pd and hookline, which run the built CLI from any folder", () => {
     expect(existsSync(LINK)).toBe(true);
     expect(realpathSync(LINK)).toBe(realpathSync(WRAPPER));
+    expect(realpathSync(join(ROOT, "node_modules", ".bin", "hookline"))).toBe(realpathSync(WRAPPER));
     const dir = tempDir();
     const help = spawnSync(LINK, ["--help"], { cwd: dir, env: baseEnv(), encoding: "utf8", ...BOUNDED });
-    expect(help.stderr).toBe("");
+    // After `npm run build` (as CI runs it) nothing is built; after an edit, what changed is first.
+    expect(help.stderr).toMatch(/^(Building packages\/[^\n]+ \(changed since the last build\)\.\.\.\n)?$/);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: pd <command>/);
     const unknown = spawnSync(LINK, ["nope"], { cwd: dir, env: baseEnv(), encoding: "utf8", ...BOUNDED });
@@ -72,50 +76,89 @@ describe.concurrent("the pd executable", () => {
       bin: Record<string, string>;
       files: string[];
     };
-    expect(manifest.bin).toEqual({ pd: "./bin/pd.js" });
+    // `hookline` is the same program under the project's own name (`pd` is Pipedream's CLI too).
+    expect(manifest.bin).toEqual({ hookline: "./bin/pd.js", pd: "./bin/pd.js" });
     expect(manifest.files).toEqual(expect.arrayContaining(["bin", "dist"]));
   });
 
-  it("in a checkout, runs the built dist when every package's dist is newer than its sources, else the sources", () => {
-    // A checkout in miniature, inside the repository so that tsx resolves: two packages, cli and core.
+  it("in a checkout, builds the packages whose dist is missing or older than their sources, then runs the built dist", () => {
+    // A checkout in miniature: two packages, cli and core, and a stand-in for scripts/build-js.mjs
+    // that writes each dist it is given and logs which (the real script: the next test). Inside the
+    // repository, so that tsx resolves for HOOKLINE_FROM_SOURCES=1.
+    mkdirSync(join(ROOT, "node_modules", ".cache"), { recursive: true });
+    const root = mkdtempSync(join(ROOT, "node_modules", ".cache", "pd-bin-"));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const files: Record<string, string> = {
+      "packages/cli/package.json": '{"type": "module"}',
+      "packages/cli/src/bin.ts": 'console.log("sources", process.argv.slice(2).join(" "));',
+      "packages/core/package.json": '{"type": "module"}',
+      "packages/core/src/index.ts": "export const x = 1;",
+      "scripts/build-js.mjs": [
+        'import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";',
+        'import { basename, join } from "node:path";',
+        "for (const dir of process.argv.slice(2)) {",
+        '  mkdirSync(join(dir, "dist"), { recursive: true });',
+        '  const name = basename(dir) === "cli" ? "bin.js" : "index.js";',
+        '  writeFileSync(join(dir, "dist", name), \'console.log("built", process.argv.slice(2).join(" "));\');',
+        '  appendFileSync(join(dir, "..", "..", "builds.log"), basename(dir) + "\\n");',
+        "}",
+      ].join("\n"),
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(root, path, ".."), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    mkdirSync(join(root, "packages", "cli", "bin"));
+    copyFileSync(WRAPPER, join(root, "packages", "cli", "bin", "pd.js"));
+    const at = (path: string, seconds: number) => utimesSync(join(root, path), seconds, seconds);
+    const base = Math.floor(Date.now() / 1000) - 1000;
+    for (const path of Object.keys(files)) at(path, base);
+    const pd = (env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, [join(root, "packages", "cli", "bin", "pd.js"), "list", "sources"], {
+        cwd: tempDir(),
+        env: baseEnv(env),
+        encoding: "utf8",
+        ...BOUNDED,
+      });
+    const builds = () => readFileSync(join(root, "builds.log"), "utf8").trim().split("\n");
+
+    const first = pd(); // no dist yet: both built, then run
+    expect(first.stdout).toBe("built list sources\n");
+    expect(first.stderr).toBe("Building packages/cli, packages/core (changed since the last build)...\n");
+    expect(builds()).toEqual(["cli", "core"]);
+    const again = pd(); // current: runs at once
+    expect([again.stdout, again.stderr]).toEqual(["built list sources\n", ""]);
+    expect(builds()).toEqual(["cli", "core"]);
+    for (const path of ["packages/cli/dist/bin.js", "packages/core/dist/index.js"]) at(path, base + 10);
+    at("packages/core/src/index.ts", base + 20); // an edit after the build: only core is stale
+    expect(pd().stdout).toBe("built list sources\n");
+    expect(builds()).toEqual(["cli", "core", "core"]);
+    expect(pd({ HOOKLINE_FROM_SOURCES: "1" }).stdout).toBe("sources list sources\n");
+    rmSync(join(root, "packages", "core", "dist"), { recursive: true });
+    expect(pd().stdout).toBe("built list sources\n");
+    expect(builds()).toEqual(["cli", "core", "core", "core"]);
+    expect(existsSync(join(root, "node_modules", ".cache", "pd-build.lock"))).toBe(false);
+  }, 60_000);
+
+  it("scripts/build-js.mjs builds a package's JavaScript with its own tsup config, without declarations", async () => {
+    // A copy of @hookline/core inside the repository (so that tsup and core's dependencies resolve).
     const cache = join(ROOT, "node_modules", ".cache");
     mkdirSync(cache, { recursive: true });
-    const root = mkdtempSync(join(cache, "pd-bin-"));
+    const copy = join(mkdtempSync(join(cache, "build-js-")), "core");
     try {
-      const files: Record<string, string> = {
-        "cli/package.json": '{"type": "module"}',
-        "cli/src/bin.ts": 'console.log("sources", process.argv.slice(2).join(" "));',
-        "cli/dist/bin.js": 'console.log("dist", process.argv.slice(2).join(" "));',
-        "core/package.json": '{"type": "module"}',
-        "core/src/index.ts": "export const x = 1;",
-        "core/dist/index.js": "export const x = 1;",
-      };
-      for (const [path, text] of Object.entries(files)) {
-        mkdirSync(join(root, path, ".."), { recursive: true });
-        writeFileSync(join(root, path), text);
+      for (const name of ["src", "package.json", "tsup.config.ts", "tsconfig.json"]) {
+        cpSync(join(ROOT, "packages", "core", name), join(copy, name), { recursive: true });
       }
-      mkdirSync(join(root, "cli", "bin"));
-      copyFileSync(WRAPPER, join(root, "cli", "bin", "pd.js"));
-      const at = (path: string, seconds: number) => utimesSync(join(root, path), seconds, seconds);
-      const base = Math.floor(Date.now() / 1000) - 1000;
-      for (const path of Object.keys(files)) at(path, path.includes("/dist/") ? base + 10 : base);
-      const pd = (env: Record<string, string> = {}) =>
-        spawnSync(process.execPath, [join(root, "cli", "bin", "pd.js"), "list", "sources"], {
-          cwd: tempDir(),
-          env: baseEnv(env),
-          encoding: "utf8",
-          ...BOUNDED,
-        }).stdout;
-      expect(pd()).toBe("dist list sources\n");
-      expect(pd({ HOOKLINE_FROM_SOURCES: "1" })).toBe("sources list sources\n");
-      at("core/src/index.ts", base + 20); // an edit after the build: the build is stale
-      expect(pd()).toBe("sources list sources\n");
-      at("core/dist/index.js", base + 30);
-      expect(pd()).toBe("dist list sources\n");
-      rmSync(join(root, "core", "dist"), { recursive: true });
-      expect(pd()).toBe("sources list sources\n");
+      const built = spawnSync(process.execPath, [join(ROOT, "scripts", "build-js.mjs"), copy], {
+        encoding: "utf8",
+        ...BOUNDED,
+      });
+      expect(built.status, built.stderr).toBe(0);
+      expect(readdirSync(join(copy, "dist")).sort()).toEqual(["index.js", "index.js.map"]);
+      const core = (await import(join(copy, "dist", "index.js"))) as { parseEventFilter: unknown };
+      expect(typeof core.parseEventFilter).toBe("function");
     } finally {
-      rmSync(root, { recursive: true, force: true });
+      rmSync(join(copy, ".."), { recursive: true, force: true });
     }
   }, 60_000);
 });

@@ -154,7 +154,7 @@ describe("the first hour, against pd serve with the SSRF guard on", () => {
     expect(table.stderr).toContain("2 of these were refused by the SSRF guard (ssrf_blocked)");
     expect(table.stderr).toContain("pd webhooks recover guarded-hook");
     // The server log says it once for this webhook, however many deliveries were refused.
-    const lines = server.output.stderr.split("\n").filter((l) => l.includes(webhookId));
+    const lines = server.output.stderr.split("\n").filter((l) => l.includes(webhookId) && l.includes("SSRF"));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/refused by the SSRF guard.*--dev.*pd webhooks recover/);
 

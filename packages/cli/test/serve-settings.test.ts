@@ -128,6 +128,7 @@ describe("pd serve settings", () => {
       bodyLimit: 7 * 1024 ** 2,
       rateLimit: false,
       ingressRateLimit: { perSecond: 7, burst: 70 },
+      workspaceIngressRateLimit: { perSecond: 7, burst: 70 },
       maxPageBytes: 7 * 1024 ** 2,
     });
     expect(fromEnv.engine.allowPrivateUrls).toBeUndefined();

@@ -155,6 +155,8 @@ export interface DeliveryWorker {
   start(): void;
   /** Polls now instead of at the end of the current sleep; call it after appending events. */
   wake(): void;
+  /** True between `start()` and `stop()`: the polling loop is running. */
+  readonly running: boolean;
   /**
    * Until when (epoch ms) this worker's circuit breaker holds the webhook's deliveries (after
    * `circuitFailures` failed attempts in a row); undefined when its circuit is closed.

@@ -333,6 +333,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       loopPromise = loop();
     },
     wake,
+    get running() {
+      return running;
+    },
     circuitOpenUntil: (webhookId) => ctx.circuits.openUntil(webhookId, clock.now()),
     stop(stopOptions: StopOptions = {}) {
       if (stopPromise) return stopPromise;

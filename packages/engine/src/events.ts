@@ -3,6 +3,7 @@
  * with `hookline.events.on(type, handler)`. Handlers run synchronously after the change is stored;
  * a throwing handler is isolated and does not fail the operation.
  */
+import type { DeliveryAttemptReport } from "@hookline/delivery";
 import type { ExecutionStatus, LogLine, StoredEvent } from "@hookline/store";
 
 /** Event payloads by type. */
@@ -49,7 +50,16 @@ export type HooklineEvents = {
     workflowId: string;
     executionId: string;
     status: ExecutionStatus;
+    /** At the end of a run (not when accepted): each step that ran, its status and time. */
+    steps?: { name: string; status: string; durationMs: number }[];
   };
+  /**
+   * The delivery worker recorded an HTTP attempt (this node's worker): its outcome, duration, and
+   * whether it disabled the webhook or opened its circuit.
+   */
+  attempt: DeliveryAttemptReport;
+  /** The sandbox pool terminated a thread that could not be interrupted and started another. */
+  sandbox: { change: "thread_replaced"; thread: number; replaced: number };
   /** A workflow step called `$.send.sse(payload)`: what the workflow's SSE stream sends. */
   sse: {
     workspaceId: string;
@@ -61,15 +71,23 @@ export type HooklineEvents = {
   };
   /**
    * A connected account changed: connected (created or reconnected through OAuth), updated,
-   * refreshed (new OAuth tokens), `needs_reconnect` (the provider refused a refresh) or deleted.
+   * refreshed (new OAuth tokens), `needs_reconnect` (the provider refused a refresh),
+   * `refresh_failed` (a refresh failed for another reason: the current token is kept) or deleted.
    */
   account: {
     workspaceId: string;
     accountId: string;
     app: string;
-    change: "connected" | "reconnected" | "updated" | "refreshed" | "needs_reconnect" | "deleted";
+    change:
+      | "connected"
+      | "reconnected"
+      | "updated"
+      | "refreshed"
+      | "needs_reconnect"
+      | "refresh_failed"
+      | "deleted";
     externalUserId?: string;
-    /** Why, for `needs_reconnect` (the provider's error code). */
+    /** Why, for `needs_reconnect` and `refresh_failed` (the provider's error code, or the error). */
     reason?: string;
   };
 };

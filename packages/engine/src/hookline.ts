@@ -21,7 +21,13 @@ import {
   createTransport,
   type DeliveryWorker,
 } from "@hookline/delivery";
-import { createRuntime, type Limits, type RuntimeOptions } from "@hookline/runtime";
+import {
+  createRuntime,
+  type Limits,
+  type PoolRuntime,
+  type PoolStats,
+  type RuntimeOptions,
+} from "@hookline/runtime";
 import { createMemoryStore, type Store } from "@hookline/store";
 import mitt, { type Emitter } from "mitt";
 import { type AccountsApi, createAccountsApi } from "./accounts.js";
@@ -34,6 +40,7 @@ import { createDataStoresApi, type DataStoresApi } from "./data-stores.js";
 import { createEndpointRegistry } from "./endpoints.js";
 import type { HooklineEvents } from "./events.js";
 import { startFanout } from "./fanout.js";
+import { checkHealth, type HealthReport } from "./health.js";
 import type { IngressRequest } from "./http-event.js";
 import { handleIngress } from "./ingress.js";
 import { createMounts } from "./mounts.js";
@@ -88,7 +95,10 @@ export interface Hookline {
    * use by a loop that `start()` runs every `oauth.refreshIntervalMs`; `refreshDue()` runs one pass
    * now and resolves with how many tokens it refreshed.
    */
-  readonly oauth: { refreshDue(): Promise<number> };
+  readonly oauth: {
+    /** Refreshes every token due now; resolves with how many it refreshed. */
+    refreshDue(): Promise<number>;
+  };
   /** Saved components (`sc_...`). */
   readonly components: ComponentsApi;
   /** The component registry: publish by key and semantic version, privately or publicly; list; read. */
@@ -162,6 +172,22 @@ export interface Hookline {
    * rejects with `configuration_error` naming `HOOKLINE_SECRETS_KEY`, and nothing starts.
    */
   start(): Promise<void>;
+  /**
+   * Readiness: the store answers (within 2 s), its migrations are current, `start()` ran and the
+   * delivery worker runs. What `GET /readyz` reports.
+   *
+   * @example
+   * ```ts
+   * const { ready, checks } = await hookline.health();
+   * if (!ready) console.error(checks.store.detail);
+   * ```
+   */
+  health(): Promise<HealthReport>;
+  /**
+   * The sandbox pool's figures (threads, calls in flight, mounts, memory) when the engine's runtime
+   * runs sandboxes in worker threads (`sandboxes: { mode: "pool" }`); undefined otherwise.
+   */
+  sandboxStats(): PoolStats | undefined;
   /** The delivery worker (undefined when `worker: false`); `start()` starts it. */
   readonly worker: DeliveryWorker | undefined;
   /**
@@ -172,11 +198,18 @@ export interface Hookline {
   close(): Promise<void>;
 }
 
-/** The runtime's `mode` and `pool` options from `options.sandboxes`. */
-function sandboxMode(sandboxes: HooklineOptions["sandboxes"]): Pick<RuntimeOptions, "mode" | "pool"> {
+/** The runtime's `mode` and `pool` options from `options.sandboxes`; replaced threads are told to `events`. */
+function sandboxMode(
+  sandboxes: HooklineOptions["sandboxes"],
+  events: Emitter<HooklineEvents>,
+): Pick<RuntimeOptions, "mode" | "pool"> {
   if (!sandboxes) return {};
   const { mode, ...pool } = sandboxes;
-  return { ...(mode ? { mode } : {}), ...(mode === "pool" ? { pool } : {}) };
+  const onThreadReplaced: NonNullable<typeof pool.onThreadReplaced> = (info) => {
+    pool.onThreadReplaced?.(info);
+    events.emit("sandbox", { change: "thread_replaced", ...info });
+  };
+  return { ...(mode ? { mode } : {}), ...(mode === "pool" ? { pool: { ...pool, onThreadReplaced } } : {}) };
 }
 
 /** Splits `options.limits` into the sandbox's and the engine's, with defaults, checked. */
@@ -229,13 +262,14 @@ function splitLimits(limits: HooklineOptions["limits"] = {}): {
 export function createHookline(options: HooklineOptions = {}): Hookline {
   const limits = splitLimits(options.limits);
   const store = options.store ?? createMemoryStore();
+  const events = mitt<HooklineEvents>();
   const ownsRuntime = options.runtime === undefined;
   const runtime =
     options.runtime ??
     createRuntime({
       packages: options.packages ?? {},
       ...(limits.sandbox ? { limits: limits.sandbox } : {}),
-      ...sandboxMode(options.sandboxes),
+      ...sandboxMode(options.sandboxes, events),
     });
   const clock = options.clock ?? systemClock;
   const box = createSecretBox(options.secretsKey ?? randomUUID());
@@ -265,10 +299,17 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
           transport,
           decryptSecret: (v) => box.open(v),
           clock,
+          // Metrics and logs hear every attempt (events.ts, `attempt`), after the embedder's hook.
+          onAttempt: (report) => {
+            try {
+              if (options.worker) options.worker.onAttempt?.(report);
+            } finally {
+              events.emit("attempt", report);
+            }
+          },
         });
   const wakeWorker = () => worker?.wake();
   const baseUrl = (options.baseUrl ?? "http://localhost:4100").replace(/\/+$/, "");
-  const events = mitt<HooklineEvents>();
   // Events and logs stored by other nodes sharing the store reach this node's observers too (SSE).
   const fanout = startFanout(store, events);
 
@@ -318,7 +359,9 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
   };
   oauth = createOAuth(ctx, options.oauth);
   // An account changed on this node: sandboxes holding its old `$auth` are rebuilt on their next run.
-  events.on("account", (e) => ctx.mounts.forgetAccount(e.accountId));
+  events.on("account", (e) => {
+    if (e.change !== "refresh_failed") ctx.mounts.forgetAccount(e.accountId);
+  });
   // Source triggers: the workflows listening to a source hear its events stored on this node.
   const workflows = createWorkflows(ctx, options.executionLeaseMs, (handler) =>
     events.on("emit", (e) => {
@@ -348,12 +391,13 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
   );
   let started: Promise<void> | undefined;
   let closed = false;
+  const loops = { started: false, closed: false };
 
   return {
     events,
     store,
     workspaces: createWorkspacesApi(store),
-    apiKeys: createApiKeysApi(store),
+    apiKeys: createApiKeysApi(store, () => clock.now()),
     accounts: createAccountsApi(ctx),
     oauthClients: oauth.clients,
     connect: oauth.connect,
@@ -392,11 +436,15 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
         oauth?.loop.start();
         await apphooks.catchUp();
         workflows.start(options.timerPollMs ?? 1000);
+        loops.started = true;
       })();
       return started;
     },
+    health: () => checkHealth(store, worker, loops),
+    sandboxStats: () => (runtime as Partial<PoolRuntime>).threads,
     async close() {
       closed = true;
+      loops.closed = true;
       await fanout.close();
       timerLoop.stop();
       await oauth?.loop.stop();

@@ -6,7 +6,7 @@ import {
   type RespondValue,
   validateRespond,
 } from "@hookline/core";
-import type { IngressResponse } from "./types.js";
+import type { IngressResponse, IngressTarget } from "./types.js";
 
 /** An HTTP request reaching a source's endpoint, as the HTTP adapter hands it to the engine. */
 export interface IngressRequest {
@@ -18,6 +18,11 @@ export interface IngressRequest {
   headers: Record<string, string>;
   /** The raw body. */
   body?: Uint8Array | string;
+  /**
+   * Called once the endpoint's owner is found, before anything runs: a response refuses the
+   * request with it (a rate limit per workspace); undefined lets it in.
+   */
+  admit?: (target: IngressTarget) => IngressResponse | undefined;
 }
 
 /** Parses a body by its content type: JSON, URL-encoded forms, or text (as is). @internal */

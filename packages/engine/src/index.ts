@@ -26,6 +26,7 @@ export {
 } from "./data-stores.js";
 export { type EventSearchOptions, searchEvents, toFilter } from "./event-search.js";
 export type { HooklineEvents } from "./events.js";
+export type { HealthCheck, HealthReport } from "./health.js";
 export { createHookline, type Hookline } from "./hookline.js";
 export type { IngressRequest } from "./http-event.js";
 export {
@@ -83,6 +84,7 @@ export {
   type EngineWorkerOptions,
   type HooklineOptions,
   type IngressResponse,
+  type IngressTarget,
   type RefusedEmits,
   type RunSummary,
   type UpdateInput,
@@ -116,4 +118,9 @@ export type {
   WorkflowUpdate,
   WorkflowView,
 } from "./workflows/types.js";
-export type { ApiKeysApi, WorkspacesApi } from "./workspaces.js";
+export {
+  type ApiKeysApi,
+  type Authenticated,
+  LAST_USED_PRECISION_MS,
+  type WorkspacesApi,
+} from "./workspaces.js";

@@ -38,6 +38,18 @@ export async function handleIngress(
       : "No source listens at this endpoint";
     return errorReply(404, "not_found", why);
   }
+  const target = { kind: "source", workspaceId: source.workspaceId, emitterId: source.id } as const;
+  const reply = request.admit?.(target) ?? (await runIngress(ctx, source, request));
+  reply.target = target;
+  return reply;
+}
+
+/** Runs the source for one request and answers as it asks. */
+async function runIngress(
+  ctx: EngineContext,
+  source: DeployedComponent,
+  request: IngressRequest,
+): Promise<IngressResponse> {
   let outcome: Awaited<ReturnType<typeof runSource>>;
   try {
     outcome = await runSource(ctx, source, toHttpEvent(request), "http");

@@ -195,6 +195,16 @@ export interface IngressResponse {
   status: number;
   headers: Record<string, string>;
   body: string | Uint8Array;
+  /** Who the endpoint belongs to, once found (for logs and metrics; not sent to the caller). */
+  target?: IngressTarget;
+}
+
+/** The owner of an HTTP endpoint: a source or a workflow, and its workspace. */
+export interface IngressTarget {
+  kind: "source" | "workflow";
+  workspaceId: string;
+  /** The source (`dc_...`) or workflow (`p_...`): the emitter of what the request causes. */
+  emitterId: string;
 }
 
 /**

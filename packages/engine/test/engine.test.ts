@@ -76,6 +76,8 @@ describe("HTTP sources", () => {
       status: 200,
       headers: { "content-type": "application/json" },
       body: '{"success":true}',
+      // Who answered, for the server's metrics and logs (never sent).
+      target: { kind: "source", workspaceId: ws, emitterId: source.id },
     });
     await hookline.ingress(source.endpointId as string, {
       method: "POST",

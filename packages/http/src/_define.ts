@@ -5,6 +5,7 @@
  */
 import type { Problem } from "@hookline/core";
 import type { ConnectScope, Hookline } from "@hookline/engine";
+import type { ApiKey } from "@hookline/store";
 import type { TSchema } from "typebox";
 
 /** What a handler gets. */
@@ -19,6 +20,8 @@ export interface RouteContext<P = Record<string, unknown>> {
    * alone the route may see and change (pass it to the accounts API as its scope).
    */
   endUser?: ConnectScope;
+  /** The API key that authenticated the request (absent for connect tokens and routes without auth). */
+  apiKey?: ApiKey;
   /** Path parameters (`{id}`). */
   path: Record<string, string>;
   /** Query string and JSON body fields, merged and validated against `params`. */
@@ -86,8 +89,9 @@ export interface Route {
   /**
    * Default true: needs `Authorization: Bearer <api key>`. `"connect"`: an API key or an end user's
    * connect token (`ctok_...`, then `endUser` is set and browsers of other origins may call it: CORS).
+   * `"operator"`: an operator key only (a workspace key is `403 operator_key_required`).
    */
-  auth?: boolean | "connect";
+  auth?: boolean | "connect" | "operator";
   /** Response content type when not JSON (for example `text/event-stream`). */
   produces?: string;
   /** Serves the request (parameters already validated). */

@@ -2,10 +2,9 @@
  * The HTTP caps: request body size, the API rate limit per key, the rate limit per HTTP endpoint,
  * and the byte budget of a list page. Each is an option of `createHandler` (docs/rest-api.md).
  */
-import { HooklineError } from "@hookline/core";
+import { errorBody, HooklineError } from "@hookline/core";
 import type { PageInfo } from "./_define.js";
-import { errorResponse } from "./_errors.js";
-import { rawBody } from "./_lazy-request-response.js";
+import { lightResponse, rawBody } from "./_lazy-request-response.js";
 
 /** Reads at most `limit` bytes of a body; over it, `413 payload_too_large`. */
 export async function readBody(request: Request, limit: number): Promise<Uint8Array> {
@@ -35,10 +34,36 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
   return Buffer.concat(chunks);
 }
 
+/**
+ * The `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers (IETF httpapi
+ * draft): the quota, what is left of it, and the seconds until it is whole again.
+ */
+export function rateLimitHeaders(
+  limit: number,
+  remaining: number,
+  resetSeconds: number,
+): Record<string, string> {
+  return {
+    "ratelimit-limit": String(limit),
+    "ratelimit-remaining": String(Math.max(0, Math.floor(remaining))),
+    "ratelimit-reset": String(Math.max(0, Math.ceil(resetSeconds))),
+  };
+}
+
 /** A fixed-window counter per key: `take` answers the seconds to wait, or undefined when allowed. */
 export function windowLimiter(options: { requests: number; windowMs: number }, now = Date.now) {
   const windows = new Map<string, { count: number; resetAt: number }>();
   return {
+    /** The RateLimit headers of `key` as they stand (after its `take`). */
+    headers(key: string): Record<string, string> {
+      const window = windows.get(key);
+      if (!window) return rateLimitHeaders(options.requests, options.requests, 0);
+      return rateLimitHeaders(
+        options.requests,
+        options.requests - window.count,
+        (window.resetAt - now()) / 1000,
+      );
+    },
     take(key: string): number | undefined {
       const at = now();
       let window = windows.get(key);
@@ -70,7 +95,7 @@ export interface TokenBucketOptions {
  *
  * @example
  * ```ts
- * const limiter = tokenBuckets({ perSecond: 20, burst: 200 });
+ * const limiter = tokenBuckets({ perSecond: 400, burst: 2000 });
  * limiter.take("en_123"); // undefined: allowed
  * ```
  */
@@ -102,14 +127,31 @@ export function tokenBuckets(options: TokenBucketOptions, now = Date.now) {
     },
     /** How many buckets are kept. */
     size: () => buckets.size,
+    /** The RateLimit headers of `key` as they stand (after its `take`): reset is when it is full again. */
+    headers(key: string): Record<string, string> {
+      const bucket = buckets.get(key);
+      const tokens = bucket ? Math.min(options.burst, bucket.tokens) : options.burst;
+      return rateLimitHeaders(options.burst, tokens, (options.burst - tokens) / options.perSecond);
+    },
+  };
+}
+
+/** The 429 of a rate limit, with `Retry-After`, as the engine's ingress answers it. */
+export function rateLimitedReply(
+  retryAfter: number,
+  what: string,
+): { status: number; headers: Record<string, string>; body: string } {
+  return {
+    status: 429,
+    headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(retryAfter) },
+    body: JSON.stringify(errorBody("rate_limited", `Too many requests ${what}; retry in ${retryAfter} s`)),
   };
 }
 
 /** The 429 of a rate limit, with `Retry-After`. */
 export function rateLimited(retryAfter: number, what: string): Response {
-  return errorResponse(429, "rate_limited", `Too many requests ${what}; retry in ${retryAfter} s`, {
-    "retry-after": String(retryAfter),
-  });
+  const reply = rateLimitedReply(retryAfter, what);
+  return lightResponse(reply.body, reply.status, reply.headers);
 }
 
 /**

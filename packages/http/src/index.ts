@@ -6,5 +6,6 @@
  */
 export type { PageInfo, Route, RouteContext, RouteResult } from "./_define.js";
 export type { TokenBucketOptions } from "./_limits.js";
+export type { MetricsRoute, MetricsSource, RequestInfo, RequestObserver } from "./_ops.js";
 export { createHandler, HANDLER_DEFAULTS, type HandlerOptions, ROUTES } from "./handler.js";
 export { buildOpenApi } from "./openapi.js";

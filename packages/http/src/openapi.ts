@@ -57,10 +57,21 @@ const Warnings = {
   },
 };
 
+/** The `Idempotency-Key` header every authenticated POST takes (docs/rest-api.md). */
+const IDEMPOTENCY_KEY = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Runs the request once: a retry with the same key and parameters within 24 hours gets the first answer (Idempotent-Replayed: true); another request with the key is 409 idempotency_conflict",
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+};
+
 function errorResponses(route: Route): Record<string, unknown> {
   const statuses = ["400", "404", "413", "422", "500"];
   if (route.auth !== false) statuses.push("401", "429");
-  if (route.method === "DELETE") statuses.push("409");
+  if (route.auth === "operator") statuses.push("403");
+  if (route.method === "DELETE" || (route.method === "POST" && route.auth !== false)) statuses.push("409");
   const out: Record<string, unknown> = {};
   for (const status of statuses.sort()) {
     out[status] = {
@@ -91,6 +102,7 @@ export function buildOpenApi(routes: Route[]): Record<string, unknown> {
         parameters.push({ name, in: "query", required: required.has(name), schema });
       }
     }
+    if (route.method === "POST" && route.auth !== false) parameters.push(IDEMPOTENCY_KEY);
     const data = route.data ? plain(route.data) : {};
     const success = route.produces
       ? { description: "A stream", content: { [route.produces]: { schema: { type: "string" } } } }

@@ -11,6 +11,8 @@ export const MODES: Mode[] = ["fetch", "node"];
 export interface Api {
   hookline: Hookline;
   key: string;
+  /** An operator key of the same workspace (it may also manage workspaces and keys). */
+  operatorKey: string;
   workspaceId: string;
   base: string;
   /** A raw request (path relative to the server). */
@@ -37,6 +39,7 @@ export async function startApi(
   const ws = await hookline.workspaces.create({ name: "acme" });
   const { key } = await hookline.apiKeys.create(ws.id);
   const apiKey = key;
+  const operatorKey = (await hookline.apiKeys.create(ws.id, { name: "operator", role: "operator" })).key;
   const handler = createHandler(hookline, { onError: () => undefined, ...options.handler });
   let server: Server | undefined;
   let base = "http://hookline.test";
@@ -50,6 +53,7 @@ export async function startApi(
   return {
     hookline,
     key,
+    operatorKey,
     workspaceId: ws.id,
     base,
     raw,

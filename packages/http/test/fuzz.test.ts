@@ -17,6 +17,7 @@ import { createSqlStore, pgliteClient } from "@hookline/store-sql";
 import fc from "fast-check";
 import type { TSchema } from "typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Route } from "../src/_define.js";
 import { ROUTES } from "../src/index.js";
 import { type Api, startApi } from "./_harness.js";
 import { expectActionableError } from "./_messages.js";
@@ -159,6 +160,8 @@ const FIELDS = [
   "ids",
   "event",
   "filename",
+  "workspace_id",
+  "role",
 ];
 const fieldName = fc.oneof(
   { weight: 5, arbitrary: fc.constantFrom(...FIELDS) },
@@ -180,11 +183,14 @@ interface Fixtures {
   component: string;
   account: string;
   subscription: string;
+  /** A workspace and a key of it that the operator routes may revoke. */
+  workspace: string;
+  apiKey: string;
 }
 
 async function createFixtures(api: Api): Promise<Fixtures> {
-  const ok = async (method: string, path: string, body: unknown) => {
-    const res = await api.call(method, path, { body });
+  const ok = async (method: string, path: string, body: unknown, key = api.key) => {
+    const res = await api.call(method, path, { body, key });
     expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(200);
     return res.body.data;
   };
@@ -197,7 +203,11 @@ async function createFixtures(api: Api): Promise<Fixtures> {
     emitter_id: source.id,
     listener_id: webhook.id,
   });
+  const workspace = await ok("POST", "/v1/workspaces", { name: "fuzz" }, api.operatorKey);
+  const apiKey = await ok("POST", "/v1/api_keys", { workspace_id: workspace.id }, api.operatorKey);
   return {
+    workspace: workspace.id,
+    apiKey: apiKey.id,
     webhook: webhook.id,
     source: source.id,
     endpoint: new URL(source.endpoint_url).pathname.split("/")[2] as string,
@@ -217,12 +227,19 @@ function validParam(path: string, name: string, f: Fixtures): string {
   if (path.startsWith("/v1/sources")) return f.source;
   if (path.startsWith("/v1/components")) return f.component;
   if (path.startsWith("/v1/accounts")) return f.account;
+  if (path.startsWith("/v1/workspaces")) return f.workspace;
+  if (path.startsWith("/v1/api_keys")) return f.apiKey;
   return f.subscription;
 }
 
 /** Every route: the REST routes, the OpenAPI document and the HTTP interface. */
-const ALL_ROUTES: { method: string; path: string; params?: TSchema }[] = [
-  ...ROUTES.map((r) => ({ method: r.method, path: r.path, ...(r.params ? { params: r.params } : {}) })),
+const ALL_ROUTES: { method: string; path: string; params?: TSchema; auth?: Route["auth"] }[] = [
+  ...ROUTES.map((r) => ({
+    method: r.method,
+    path: r.path,
+    ...(r.params ? { params: r.params } : {}),
+    ...(r.auth === undefined ? {} : { auth: r.auth }),
+  })),
   { method: "GET", path: "/v1/openapi.json" },
   { method: "POST", path: "/http/{endpoint_id}" },
   { method: "GET", path: "/http/{endpoint_id}/sub/path" },
@@ -275,13 +292,13 @@ describe.each(STORES)("every route under hostile input ($name store)", ({ open, 
 
   /** Sends one request and checks the answer: below 500, and an error documented and actionable. */
   async function check(
-    route: { path: string },
+    route: { path: string; auth?: Route["auth"] },
     method: string,
     path: string,
     search: string,
     init: { headers?: Headers; body?: string },
   ): Promise<void> {
-    const headers = init.headers ?? new Headers({ authorization: `Bearer ${api.key}` });
+    const headers = init.headers ?? new Headers({ authorization: `Bearer ${keyFor(route)}` });
     const res = await api.raw(`${path}${search ? `?${search}` : ""}`, {
       method,
       headers,
@@ -305,6 +322,9 @@ describe.each(STORES)("every route under hostile input ($name store)", ({ open, 
     const schema = ALL_ROUTES.find((r) => r.method === method && r.path === route.path)?.params;
     expectActionableError(error, where, schema);
   }
+
+  /** The key a route is called with: an operator key on the operator's routes. */
+  const keyFor = (route: { auth?: Route["auth"] }) => (route.auth === "operator" ? api.operatorKey : api.key);
 
   /** A route's path with its parameters' valid values. */
   const validPath = (route: { path: string }) =>
@@ -341,7 +361,10 @@ describe.each(STORES)("every route under hostile input ($name store)", ({ open, 
                 `{"name":"${"x".repeat(3000)}"}`,
               ),
             ),
-            async (route, otherMethod, segments, q, body, contentType, rawBody) => {
+            fc.option(fc.oneof(text, fc.constantFrom("", "x".repeat(300), "fuzz-key", "é", "a\nb")), {
+              freq: 3,
+            }),
+            async (route, otherMethod, segments, q, body, contentType, rawBody, idempotencyKey) => {
               const method = otherMethod ?? route.method;
               let i = 0;
               const path = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
@@ -349,11 +372,16 @@ describe.each(STORES)("every route under hostile input ($name store)", ({ open, 
                 return hostile ?? encode(validParam(route.path, name, fixtures));
               });
               const search = q.map(([k, v]) => `${k}=${v}`).join("&");
-              const headers = new Headers({ authorization: `Bearer ${api.key}`, "last-event-id": "1" });
-              try {
-                headers.set("content-type", contentType);
-              } catch {
-                // not a valid header value: send none
+              const headers = new Headers({ authorization: `Bearer ${keyFor(route)}`, "last-event-id": "1" });
+              for (const [name, value] of [
+                ["content-type", contentType],
+                ["idempotency-key", idempotencyKey],
+              ] as const) {
+                try {
+                  if (value !== null) headers.set(name, value);
+                } catch {
+                  // not a valid header value: send none
+                }
               }
               await check(route, method, path, search, { headers, body: rawBody ?? JSON.stringify(body) });
             },

@@ -187,7 +187,40 @@ describe("token buckets", () => {
     expect(limiter.size()).toBe(1);
   });
 
-  it("default to 20 per second with bursts of 200", () => {
-    expect(HANDLER_DEFAULTS.ingressRateLimit).toEqual({ perSecond: 20, burst: 200 });
+  it("default to 400 per second with bursts of 2,000 per endpoint, twice that per workspace", () => {
+    expect(HANDLER_DEFAULTS.ingressRateLimit).toEqual({ perSecond: 400, burst: 2000 });
+    expect(HANDLER_DEFAULTS.workspaceIngressRateLimit).toEqual({ perSecond: 800, burst: 4000 });
+  });
+});
+
+describe("the per-workspace guard of HTTP endpoints", () => {
+  it("refuses a workspace's requests past its bucket, across its endpoints, and leaves other workspaces alone", async () => {
+    const api = await startApi("node", {
+      handler: { ingressRateLimit: false, workspaceIngressRateLimit: { perSecond: 0.001, burst: 3 } },
+    });
+    try {
+      const code = `export default { name: "In", version: "0.1.0", props: { http: "$.interface.http" }, run(e) { this.$emit(e.body); } };`;
+      const endpoints: string[] = [];
+      for (const name of ["a", "b"]) {
+        const source = await api.call("POST", "/v1/sources", { body: { component_code: code, name } });
+        endpoints.push(new URL(source.body.data.endpoint_url).pathname);
+      }
+      const other = await api.hookline.workspaces.create({ name: "other" });
+      const otherSource = await api.hookline.sources.deploy(other.id, { code: { code, filename: "in.mjs" } });
+      const post = async (path: string) => (await api.raw(path, { method: "POST", body: "{}" })).status;
+      const [a, b] = endpoints as [string, string];
+      expect([await post(a), await post(b), await post(a)]).toEqual([200, 200, 200]);
+      const refused = await api.raw(b, { method: "POST", body: "{}" });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+        /^Too many requests to this workspace's HTTP endpoints; retry in \d+ s$/,
+      );
+      expect(await post(`/http/${otherSource.endpointId}`)).toBe(200);
+      // An unknown endpoint is not the workspace's: 404, not 429.
+      expect(await post("/http/en_unknown")).toBe(404);
+    } finally {
+      await api.close();
+    }
   });
 });

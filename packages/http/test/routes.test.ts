@@ -59,9 +59,23 @@ describe.each(MODES)("every route through %s", (mode) => {
       const name = `${route.method} ${route.path}`;
       const res = await api.call(route.method, fill(route.path), {
         ...(route.method === "GET" || route.method === "DELETE" ? {} : { body: MINIMAL_BODY[name] ?? {} }),
+        ...(route.auth === "operator" ? { key: api.operatorKey } : {}),
       });
       expect(res.status, name).toBe(404);
       expect(res.body.error.code, name).toBe("not_found");
+    }
+  });
+
+  it("answers 403 `operator_key_required` to a workspace key on every operator route", async () => {
+    const operator = ROUTES.filter((r) => r.auth === "operator");
+    expect(operator.map((r) => `${r.method} ${r.path}`)).toContain("POST /v1/workspaces");
+    for (const route of operator) {
+      const name = `${route.method} ${route.path}`;
+      const res = await api.call(route.method, fill(route.path), {
+        ...(route.method === "GET" || route.method === "DELETE" ? {} : { body: { name: "x" } }),
+      });
+      expect(res.status, name).toBe(403);
+      expect(res.body.error.code, name).toBe("operator_key_required");
     }
   });
 });

@@ -17,9 +17,9 @@ export {
   nodeModulesResolver,
   npmResolver,
 } from "./bundler/resolvers.js";
-export type { BundleOutput, Bundler, PackageResolver } from "./bundler/types.js";
+export type { BundleOutput, Bundler, PackageResolver, ResolvedPackage } from "./bundler/types.js";
 export type { PoolOptions, RuntimeOptions } from "./options.js";
-export type { PoolRuntime } from "./pool/pool-runtime.js";
+export type { PoolRuntime, PoolStats } from "./pool/pool-runtime.js";
 export { createRuntime } from "./runtime.js";
 export { DEFAULT_LIMITS } from "./sandbox/sandbox.js";
 export * from "./types.js";

@@ -52,4 +52,9 @@ export interface PoolOptions {
    * replaced, ms (default 60,000): past it, the load or mount fails with `service_unavailable`.
    */
   waitMs?: number;
+  /**
+   * Told when a thread was terminated and replaced (an invocation that could not be interrupted):
+   * `thread` is its index, `replaced` the count so far. For logs; it must not throw.
+   */
+  onThreadReplaced?: (info: { thread: number; replaced: number }) => void;
 }

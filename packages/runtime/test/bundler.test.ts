@@ -76,6 +76,24 @@ writePackage(
   { "index.js": "exports.main = true;", "sub/x.js": 'exports.x = (s) => "x:" + s;' },
 );
 
+// Sloppy-mode CommonJS as `slackify-html` is: it assigns a name it never declared.
+writePackage(
+  join(modulesRoot, "node_modules", "sloppy"),
+  { name: "sloppy", version: "1.0.0", main: "index.js" },
+  {
+    "index.js": `var dep = require("./dep");
+      entities = { decode: function (s) { return s.replace("&amp;", "&"); } };
+      counter += 1;
+      module.exports = function (s) { return entities.decode(s) + dep + counter; };`,
+    "dep.js": 'module.exports = "!"; counter = 0;',
+  },
+);
+writePackage(
+  join(modulesRoot, "node_modules", "strict-cjs"),
+  { name: "strict-cjs", version: "1.0.0", main: "index.js" },
+  { "index.js": '"use strict";\nmodule.exports = function () { undeclared = 1; };' },
+);
+
 const GREETER = component(
   `import greet from "greet";
    import greetCaret from "greet@^1";
@@ -104,6 +122,24 @@ describe("node_modules resolver", () => {
     );
     expect(out.packages).toHaveLength(2);
     expect(out.hash).toBe(createHash("sha256").update(out.code).digest("hex"));
+  });
+
+  it("runs sloppy-mode CommonJS packages as Node does, while the component and strict packages stay strict", async () => {
+    // The component (an ES module) is strict; the package assigns undeclared names, which sloppy
+    // mode makes globals.
+    const code = component(
+      `import decode from "sloppy";
+       import strictFn from "strict-cjs";`,
+      `{ decoded: decode("a&amp;b"), counter: globalThis.counter,
+         strictPkg: (() => { try { strictFn(); return "no error"; } catch (e) { return e.name; } })(),
+         own: (() => { try { ownUndeclared = 1; return "no error"; } catch (e) { return e.name; } })() }`,
+    );
+    expect(await emitted(runtime, code)).toEqual({
+      decoded: "a&b!1",
+      counter: 1,
+      strictPkg: "ReferenceError",
+      own: "ReferenceError",
+    });
   });
 
   it("refuses a range the installed version does not satisfy with module_not_found", async () => {

@@ -25,3 +25,4 @@ export {
   type NotifyOptions,
   type SqlStoreOptions,
 } from "./sql-store.js";
+export { type StatementObserver, timedClient } from "./timed-client.js";

@@ -1,4 +1,5 @@
 import { type SqlClient, withTransaction } from "./clients.js";
+import { MIGRATION_10 } from "./migration-10.js";
 
 /** One forward-only schema migration. */
 export interface Migration {
@@ -445,6 +446,7 @@ CREATE TABLE auth_tickets (
 CREATE INDEX auth_tickets_expiry ON auth_tickets (expires_at);
 `,
   },
+  MIGRATION_10,
 ];
 
 /** Splits a migration into its statements (see {@link Migration.sql}). */

@@ -17,9 +17,11 @@ import { sqlEmits } from "./sql/emits.js";
 import { sqlEnv } from "./sql/env.js";
 import { sqlEvents } from "./sql/events.js";
 import { sqlExecutionQueue, sqlExecutions } from "./sql/executions.js";
+import { sqlIdempotency } from "./sql/idempotency.js";
 import { sqlKv } from "./sql/kv.js";
 import { sqlLogs } from "./sql/logs.js";
 import { sqlAuthTickets, sqlOAuthClients } from "./sql/oauth.js";
+import { sqlHealth, sqlQueueDepth } from "./sql/ops.js";
 import { sqlQueue } from "./sql/queue.js";
 import { sqlReplays } from "./sql/replays.js";
 import { sqlSavedComponents } from "./sql/saved-components.js";
@@ -96,6 +98,7 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
     client.singleConnection && options.autovacuum !== false
       ? startAutovacuum(c, options.autovacuum)
       : undefined;
+  const queue = { ...sqlQueue(c), executions: sqlExecutionQueue(c) };
   const store: Store = {
     workspaces: sqlWorkspaces(c),
     apiKeys: sqlApiKeys(c),
@@ -116,10 +119,12 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
     timers: sqlTimers(c),
     deliveries: sqlDeliveries(c),
     settings: sqlSettings(c),
-    queue: { ...sqlQueue(c), executions: sqlExecutionQueue(c) },
+    idempotency: sqlIdempotency(c),
+    queue: { ...queue, deliveries: { ...queue.deliveries, depth: sqlQueueDepth(c) } },
     workflows: sqlWorkflows(c),
     executions: sqlExecutions(c),
     env: sqlEnv(c),
+    health: sqlHealth(c),
     async close() {
       closed = true;
       autovacuum?.stop();

@@ -129,7 +129,8 @@ export function createUiHandler(options: UiHandlerOptions = {}): FetchHandler {
 }
 
 /**
- * One handler for a whole server: `/v1/...`, `/http/...` and `/oauth/...` (and any request that is not a `GET`
+ * One handler for a whole server: `/v1/...`, `/http/...`, `/oauth/...`, `/healthz`, `/readyz` and `/metrics`
+ * (and any request that is not a `GET`
  * or `HEAD`) go to `api` (the `createHandler` of `@hookline/http`), everything else to the web
  * application.
  *
@@ -155,7 +156,11 @@ export function withUi(api: FetchHandler, options: UiHandlerOptions = {}): Fetch
       pathname === "/v1" ||
       pathname.startsWith("/v1/") ||
       pathname.startsWith("/http/") ||
-      pathname.startsWith("/oauth/");
+      pathname.startsWith("/oauth/") ||
+      // Health, readiness and metrics are the API's (JSON, never the web app).
+      pathname === "/healthz" ||
+      pathname === "/readyz" ||
+      pathname === "/metrics";
     return toApi ? api(request) : ui(request);
   };
 }

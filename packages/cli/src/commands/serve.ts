@@ -1,6 +1,6 @@
 /** `pd serve`: the whole service (REST API, HTTP interfaces, timers, delivery worker) in one process. */
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,20 +8,25 @@ import { join, resolve } from "node:path";
 // Only types at the top: the engine loads when `pd serve` runs, so other commands start fast.
 import type { EngineWorkerOptions, Hookline } from "@hookline/engine";
 import type { Store } from "@hookline/store";
+import type { StatementObserver } from "@hookline/store-sql";
+import type { Logger } from "pino";
 import { _flag, _int, _str, _strs } from "../_args.js";
 import { defineCommand } from "../_command.js";
 import { DEFAULT_DATA_DIR, URL_FILE } from "../_config.js";
 import { CliError, note, out, style } from "../_output.js";
 import { _npmOptions, _packagesOptions } from "../_packages.js";
 import { _destinationsLine, _serveDestinations } from "../_serve-destinations.js";
+import { _ensureApiKey, _writeSecret } from "../_serve-keys.js";
+import {
+  createServeLogger,
+  LOG_OPTIONS,
+  logEngineEvents,
+  readLogSettings,
+  requestLog,
+} from "../_serve-logs.js";
+import { METRICS_OPTIONS, readMetricsSettings, startMetrics, statementSink } from "../_serve-metrics.js";
 import { outboundLine, readServeSettings, SETTING_OPTIONS } from "../_serve-settings.js";
 import { _publishAtStart } from "../_startup-registry.js";
-
-/** Writes a secret file with mode 600. @internal */
-function _writeSecret(path: string, value: string): void {
-  writeFileSync(path, `${value}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
-}
 
 /** The address a client on this machine connects to: loopback for a wildcard listen. @internal */
 function _connectHost(address: AddressInfo): string {
@@ -42,12 +47,17 @@ function _secretsKey(dataDir: string | undefined): { key: string; from: string }
   return { key, from: `${path} (new)` };
 }
 
-/** The store: Postgres (`--database-url`/DATABASE_URL), memory (`--memory`) or PGlite in the data folder. @internal */
+/**
+ * The store: Postgres (`--database-url`/DATABASE_URL), memory (`--memory`) or PGlite in the data
+ * folder; its statements timed for the metrics when `timed` is given. @internal
+ */
 async function _openStore(opts: {
   memory: boolean;
   databaseUrl: string | undefined;
   dataDir: string;
-}): Promise<{ store: Store; label: string; close: () => Promise<void> }> {
+  timed: StatementObserver | undefined;
+  logger: Logger;
+}): Promise<{ store: Store; label: string; close: () => Promise<void>; pool?: import("pg").Pool }> {
   if (opts.memory) {
     const { createMemoryStore } = await import("@hookline/store");
     const store = createMemoryStore();
@@ -57,10 +67,14 @@ async function _openStore(opts: {
     const sql = await import("@hookline/store-sql");
     const { default: pg } = await import("pg");
     const pool = new pg.Pool({ connectionString: opts.databaseUrl });
-    const store = await sql.createSqlStore(sql.pgPoolClient(pool));
+    // An idle connection that breaks is the pool's to replace; /readyz reports an unreachable store.
+    pool.on("error", (error) => opts.logger.warn({ err: error }, "Postgres connection lost"));
+    const client = sql.pgPoolClient(pool);
+    const store = await sql.createSqlStore(opts.timed ? sql.timedClient(client, opts.timed) : client);
     const safe = opts.databaseUrl.replace(/\/\/[^@/]*@/, "//***@");
     return {
       store,
+      pool,
       label: `Postgres ${safe}`,
       close: async () => {
         await store.close();
@@ -82,7 +96,7 @@ async function _openStore(opts: {
   opening.catch(() => undefined);
   const sql = await import("@hookline/store-sql");
   const db = await opening;
-  const store = await sql.createSqlStore(db);
+  const store = await sql.createSqlStore(opts.timed ? sql.timedClient(db, opts.timed) : db);
   return {
     store,
     label: `PGlite ${dir}`,
@@ -90,77 +104,6 @@ async function _openStore(opts: {
       await store.close();
       await db.close();
     },
-  };
-}
-
-/**
- * Makes sure an API key works: HOOKLINE_API_KEY is seeded into the "default" workspace when it
- * does not resolve; otherwise the first start creates a workspace and a key, shown once.
- * @internal
- */
-async function _ensureApiKey(
-  hookline: Hookline,
-  store: Store,
-  keyFile: string | undefined,
-): Promise<{ created?: string; where: string }> {
-  const seeded = process.env.HOOKLINE_API_KEY;
-  if (seeded) {
-    const { hashApiKey } = await import("@hookline/engine");
-    if (!(await hookline.apiKeys.resolve(seeded))) {
-      const workspaces = await hookline.workspaces.list();
-      const ws =
-        workspaces.find((w) => w.name === "default") ??
-        (await hookline.workspaces.create({ name: "default" }));
-      await store.apiKeys.create({
-        workspaceId: ws.id,
-        name: "seed",
-        hash: hashApiKey(seeded),
-        hint: `${seeded.slice(0, 7)}…`,
-      });
-    }
-    return { where: "HOOKLINE_API_KEY" };
-  }
-  const workspaces = await hookline.workspaces.list();
-  if (workspaces.length > 0) {
-    return { where: keyFile && existsSync(keyFile) ? keyFile : "created on first start (not stored here)" };
-  }
-  const ws = await hookline.workspaces.create({ name: "default" });
-  const { key } = await hookline.apiKeys.create(ws.id, { name: "pd serve" });
-  if (keyFile) _writeSecret(keyFile, key);
-  return { created: key, where: keyFile ? `saved in ${keyFile}` : "not saved (memory store)" };
-}
-
-/**
- * An `onAttempt` hook that says in the server log, once per webhook, that the SSRF guard refused a
- * delivery, and how to let it through and send it again; and, each time, that a webhook was disabled
- * because its signing secret could not be decrypted with this server's key. @internal
- */
-function _logRefusedOnce(): NonNullable<EngineWorkerOptions["onAttempt"]> {
-  const told = new Set<string>();
-  return ({ delivery, error, webhookDisabled }) => {
-    if (webhookDisabled === "secret_undecryptable") {
-      note(
-        style.yellow(
-          `warning: webhook ${delivery.webhook.id} (${delivery.webhook.url}) is disabled (secret_undecryptable): ` +
-            "its signing secret could not be decrypted with this server's secrets key (HOOKLINE_SECRETS_KEY, " +
-            "or secrets.key in the data folder). Its deliveries wait paused. Start the server with the key " +
-            `the secret was encrypted with, then: pd webhooks update ${delivery.webhook.id} --enable`,
-          process.stderr,
-        ),
-      );
-      return;
-    }
-    if (error !== "ssrf_blocked" || told.has(delivery.webhook.id)) return;
-    told.add(delivery.webhook.id);
-    note(
-      style.yellow(
-        `warning: a delivery to webhook ${delivery.webhook.id} (${delivery.webhook.url}) was refused by the SSRF ` +
-          "guard (ssrf_blocked: a loopback or private address); further refusals for this webhook are not logged. " +
-          "Allow it by restarting with --dev (loopback), --allow-url <host or CIDR> or --allow-private-urls, " +
-          `then send the refused deliveries again: pd webhooks recover ${delivery.webhook.id}`,
-        process.stderr,
-      ),
-    );
   };
 }
 
@@ -173,7 +116,7 @@ export default defineCommand({
     "pd serve --memory --allow-url 10.0.0.0/8",
   ],
   usage:
-    "serve [--port 4100] [--host 127.0.0.1] [--data-dir ./.hookline] [--memory] [--database-url URL] [--public-url URL] [--dev] [--allow-private-urls] [--allow-url HOST|CIDR ...] [--no-worker] [--no-api] [--no-npm] [--npm-registry URL] [--import PACKAGE]... [--no-essentials] [limits: see docs/cli.md]",
+    "serve [--port 4100] [--host 127.0.0.1] [--data-dir ./.hookline] [--memory] [--database-url URL] [--public-url URL] [--dev] [--allow-private-urls] [--allow-url HOST|CIDR ...] [--no-worker] [--no-api] [--no-npm] [--npm-registry URL] [--import PACKAGE]... [--no-essentials] [--log-format json|pretty] [--log-level info] [--metrics-token TOKEN] [--metrics-listen HOST:PORT] [limits: see docs/cli.md]",
   options: {
     port: { type: "string" },
     host: { type: "string" },
@@ -187,9 +130,15 @@ export default defineCommand({
     ..._npmOptions,
     import: { type: "string", multiple: true },
     "no-essentials": { type: "boolean" },
+    ...LOG_OPTIONS,
+    ...METRICS_OPTIONS,
   },
   async run(args) {
     const settings = readServeSettings(args, process.env);
+    const logSettings = readLogSettings(args, process.env, process.stderr.isTTY === true);
+    const metricsSettings = readMetricsSettings(args, process.env);
+    const { logger, flush } = await createServeLogger(logSettings);
+    const sink = metricsSettings ? statementSink() : undefined;
     const port = _int(args, "port", Number(process.env.PORT ?? 4100), 0, 65535);
     const host = _str(args, "host") ?? process.env.HOST ?? "127.0.0.1";
     const memory = _flag(args, "memory");
@@ -200,7 +149,7 @@ export default defineCommand({
 
     // The store opens while the server's modules load (PGlite compiles its WebAssembly meanwhile):
     // a restart's two longest steps overlap. A start refused below closes it again.
-    const opening = _openStore({ memory, databaseUrl, dataDir: dataDir ?? "" });
+    const opening = _openStore({ memory, databaseUrl, dataDir: dataDir ?? "", timed: sink, logger });
     opening.catch(() => undefined);
     const refuse = async (error: unknown): Promise<never> => {
       await opening.then((o) => o.close()).catch(() => undefined);
@@ -268,10 +217,16 @@ export default defineCommand({
       store: opened.store,
       secretsKey: secrets.key,
       baseUrl,
-      worker: _flag(args, "no-worker") ? false : { ...settings.engine.worker, onAttempt: _logRefusedOnce() },
+      worker: _flag(args, "no-worker")
+        ? false
+        : {
+            ...settings.engine.worker,
+            onError: (error: unknown) => logger.error({ err: error }, "delivery worker error"),
+          },
       packages: npm.packages,
       destinations,
     });
+    logEngineEvents(hookline, logger);
     // Checks the secrets key against the store first: a node with another key refuses to start.
     await hookline.start().catch(async (error: unknown) => {
       await hookline.close().catch(() => undefined);
@@ -281,15 +236,40 @@ export default defineCommand({
         throw new CliError("secrets_key_mismatch", (error as Error).message);
       throw error;
     });
-    const key = await _ensureApiKey(hookline, opened.store, dataDir ? join(dataDir, "api-key") : undefined);
+    const key = await _ensureApiKey(
+      hookline,
+      opened.store,
+      dataDir,
+      dataDir ? join(dataDir, "api-key") : undefined,
+    );
     const imports = [..._strs(args, "import"), ...(process.env.HOOKLINE_IMPORT ?? "").split(",")];
     const registryLines = await _publishAtStart(hookline, {
       essentials: !_flag(args, "no-essentials"),
       imports: imports.map((spec) => spec.trim()).filter(Boolean),
       packages: npm.packages,
     });
+    const served = metricsSettings
+      ? await startMetrics(hookline, metricsSettings, { ...(sink ? { sink } : {}), ...opened })
+      : undefined;
+    const logRequest = requestLog(logger);
+    const observe = served?.metrics.observer;
     // The web application at the root; /v1 and /http go to the API.
-    listener = toNodeListener(withUi(createHandler(hookline, settings.handler)));
+    listener = toNodeListener(
+      withUi(
+        createHandler(hookline, {
+          ...settings.handler,
+          ...served?.handler,
+          observer: observe
+            ? (info) => {
+                observe(info);
+                logRequest(info);
+              }
+            : logRequest,
+          onError: (error, requestId) =>
+            logger.error({ err: error, request_id: requestId }, "request failed"),
+        }),
+      ),
+    );
 
     out(
       `${style.bold("Hookline")} ${noApi ? "worker running (no HTTP API)" : `listening on ${style.cyan(baseUrl)}`}`,
@@ -304,6 +284,10 @@ export default defineCommand({
     out(`  Worker:   ${_flag(args, "no-worker") ? "off (--no-worker)" : "on"}`);
     out(`  Outbound: ${outboundLine(settings)}`);
     out(`  Sends:    ${_destinationsLine(destinations)}`);
+    out(`  Logs:     ${logSettings.format} on stderr, level ${logSettings.level}`);
+    out(
+      `  Metrics:  ${served ? served.line : "off (--metrics-token or --metrics-listen: docs/operations.md)"}`,
+    );
     if (settings.given.length > 0) out(`  Settings: ${settings.given.join(" ")}`);
     out(`  npm:      ${npm.label}; packages cached in ${npm.packages.cacheDir}`);
     for (const line of registryLines) out(`  Registry: ${line}`);
@@ -311,9 +295,17 @@ export default defineCommand({
     if (dataDir && localUrl) writeFileSync(join(dataDir, URL_FILE), `${localUrl}\n`);
     if (key.created) {
       out(`  API key:  ${style.yellow(key.created)}`);
-      out(`            shown once; ${key.where}`);
+      out(
+        `            shown once; ${key.where}; an operator key: it also manages workspaces and keys (pd workspaces, pd keys)`,
+      );
     } else {
       out(`  API key:  ${key.where}`);
+    }
+    if (key.operator) {
+      out(`  Operator: ${style.yellow(key.operator.key)}`);
+      out(
+        `            a new operator key (manages workspaces and keys: pd workspaces, pd keys), shown once; ${key.operator.where}`,
+      );
     }
 
     let stopping = false;
@@ -323,7 +315,8 @@ export default defineCommand({
         process.exit(1);
       }
       stopping = true;
-      note(`${signal}: stopping (finishing deliveries in flight)...`);
+      logger.info({ signal }, "stopping (finishing deliveries in flight)");
+      served?.server?.close();
       const closed = server
         ? new Promise<void>((ok) => {
             server.close(() => ok());
@@ -337,10 +330,12 @@ export default defineCommand({
         await closed;
         await opened.close();
       } catch (error) {
-        note(`error while stopping: ${(error as Error).message}`);
+        logger.error({ err: error }, "error while stopping");
+        flush();
         process.exit(1);
       }
-      note("stopped");
+      logger.info("stopped");
+      flush();
       process.exit(0);
     };
     // A second signal forces the exit.

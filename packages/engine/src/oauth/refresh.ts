@@ -148,6 +148,14 @@ export function createRefresher(
       if (refusal && GRANT_GONE.has(refusal.providerError))
         return markNeedsReconnect(claimed, refusal.providerError);
       const why = refusal ? refusal.providerError : error instanceof Error ? error.message : String(error);
+      ctx.notify("account", {
+        workspaceId: claimed.workspaceId,
+        accountId: claimed.id,
+        app: claimed.app,
+        change: "refresh_failed",
+        reason: why.slice(0, 200),
+        ...(claimed.externalUserId !== undefined ? { externalUserId: claimed.externalUserId } : {}),
+      });
       return release({
         level: "warn",
         message: `${label(claimed)}: the refresh failed (${why}); the current token is used`,

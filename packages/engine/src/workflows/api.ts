@@ -169,7 +169,13 @@ export function createWorkflows(
     env: createEnvApi(ctx),
     executor,
     cache,
-    ingress: (wf, request) => workflowIngress(ctx, executor, wf, request),
+    async ingress(wf, request) {
+      const target = { kind: "workflow", workspaceId: wf.workspaceId, emitterId: wf.id } as const;
+      const reply =
+        (wf.active && request.admit?.(target)) || (await workflowIngress(ctx, executor, wf, request));
+      reply.target = target;
+      return reply;
+    },
     tick: (timer) => workflowTick(ctx, executor, timer),
     start: (pollMs) => executor.start(pollMs),
     async close() {

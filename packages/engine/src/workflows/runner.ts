@@ -309,6 +309,7 @@ export async function runExecution(
   }
   const final = await finishRun(ctx, wf, exe, {
     records,
+    ranFrom: start,
     status,
     exitReason,
     failure,
@@ -344,6 +345,8 @@ function keepLease(ctx: EngineContext, exe: Execution, leaseMs: number): { stop(
 /** How a run left the step loop. */
 interface RunEnd {
   records: ExecutionStep[];
+  /** The first record this run started (those before it ran earlier: a resume). */
+  ranFrom: number;
   status: Execution["status"];
   exitReason: string | undefined;
   failure: ExecutionError | undefined;
@@ -406,6 +409,15 @@ async function finishRun(
     );
   }
   if (ended) ctx.retention.touch(wf.id); // old executions trimmed later, off this path
-  ctx.notify("execution", { workspaceId: ws, workflowId: wf.id, executionId: exe.id, status });
+  ctx.notify("execution", {
+    workspaceId: ws,
+    workflowId: wf.id,
+    executionId: exe.id,
+    status,
+    steps: records
+      .slice(end.ranFrom)
+      .filter((r) => r.durationMs !== undefined)
+      .map((r) => ({ name: r.name, status: r.status, durationMs: r.durationMs as number })),
+  });
   return final ?? { ...exe, status };
 }

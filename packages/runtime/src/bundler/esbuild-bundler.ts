@@ -14,6 +14,7 @@ import type { LoadInput } from "../types.js";
 import { ContextPool, type StateHolder } from "./_contexts.js";
 import { type BuildState, COMPONENT_DIR, ENTRY, hooklinePlugin, NESTED_DIR } from "./_plugin.js";
 import { ResolutionCache } from "./_resolution-cache.js";
+import { declareGlobals, sloppyGlobals } from "./_sloppy-globals.js";
 import type { BundleOutput, Bundler, PackageResolver } from "./types.js";
 
 export { MISSING_PREFIX, SANDBOX_MODULES } from "./_plugin.js";
@@ -22,6 +23,9 @@ export { MISSING_PREFIX, SANDBOX_MODULES } from "./_plugin.js";
 const ESM_SYNTAX = /^\s*(?:import\s*[\w{*"'$]|export\s)/m;
 
 type Esbuild = typeof import("esbuild");
+
+/** The first line of an ES module component's bundle. */
+const STRICT_BANNER = '"use strict";';
 
 /** Options of {@link createBundler}. */
 export interface BundlerOptions {
@@ -145,7 +149,9 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
     // An ES module component runs in strict mode, as it does on Pipedream (ES modules are strict):
     // writing to a frozen object such as `$auth` throws instead of doing nothing. The CommonJS
     // output format would otherwise drop that. `.cjs` and CommonJS `.js` files stay sloppy.
-    ...(variant === "esm" ? { banner: { js: '"use strict";' } } : {}),
+    // The CommonJS packages bundled with it keep what sloppy mode gives them (_sloppy-globals.ts),
+    // which the metafile's inputs tell.
+    ...(variant === "esm" ? { banner: { js: STRICT_BANNER }, metafile: true } : {}),
     plugins: [hooklinePlugin(holder, resolvers, resolutions)],
   });
   const contexts = new ContextPool<BuildState>(esbuild, optionsFor, options.contexts ?? 2);
@@ -178,7 +184,11 @@ export async function createBundler(options: BundlerOptions = {}): Promise<Bundl
     } catch (error) {
       throw bundleError(entryName, error, componentDir, [...state.missing].sort());
     }
-    const code = result.outputFiles[0]?.text ?? "";
+    let code = result.outputFiles[0]?.text ?? "";
+    if (esm && result.metafile && code.startsWith(STRICT_BANNER)) {
+      const globals = declareGlobals(await sloppyGlobals(result.metafile.inputs, process.cwd()));
+      code = `${STRICT_BANNER}${globals}${code.slice(STRICT_BANNER.length)}`;
+    }
     return {
       code,
       hash: createHash("sha256").update(code).digest("hex"),

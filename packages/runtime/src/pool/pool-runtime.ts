@@ -26,7 +26,21 @@ import { type PoolThread, ThreadPool } from "./threads.js";
 /** A runtime in pool mode, with what tests and metrics read of its threads. */
 export interface PoolRuntime extends Runtime {
   /** The pool's threads: how many are alive, and how many were terminated so far. */
-  readonly threads: { readonly size: number; readonly killed: number };
+  readonly threads: PoolStats;
+}
+
+/** What metrics read of a runtime's pool of threads. */
+export interface PoolStats {
+  /** Threads alive. */
+  readonly size: number;
+  /** Threads terminated (and replaced) so far. */
+  readonly killed: number;
+  /** Calls sent to the threads and not answered yet (running or waiting their turn). */
+  readonly inFlight: number;
+  /** Sandboxes mounted. */
+  readonly mounts: number;
+  /** QuickJS memory of the mounted sandboxes, bytes, as each last reported it. */
+  readonly memoryBytes: number;
 }
 
 /** Creates the runtime of `mode: "pool"` (see {@link RuntimeOptions}). @internal */
@@ -67,6 +81,11 @@ export function createPoolRuntime(options: RuntimeOptions): PoolRuntime {
     onKilled(thread: PoolThread) {
       for (const key of thread.mounts) mounts.get(key)?.lostThread();
       thread.mounts.clear();
+      try {
+        options.pool?.onThreadReplaced?.({ thread: thread.index, replaced: pool.killed });
+      } catch {
+        // A listener's error never breaks the pool.
+      }
     },
   });
 
@@ -99,7 +118,15 @@ export function createPoolRuntime(options: RuntimeOptions): PoolRuntime {
 
   return {
     get threads() {
-      return { size: pool.size, killed: pool.killed };
+      let memoryBytes = 0;
+      for (const mount of mounts.values()) memoryBytes += mount.memoryUsage();
+      return {
+        size: pool.size,
+        killed: pool.killed,
+        inFlight: pool.inFlight(),
+        mounts: mounts.size,
+        memoryBytes,
+      };
     },
 
     load(input: LoadInput): Promise<LoadedComponent> {

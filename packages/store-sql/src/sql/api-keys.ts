@@ -10,9 +10,9 @@ export function sqlApiKeys(c: SqlContext): ApiKeyStore {
     async create(input) {
       const row = newApiKey(input, c.clock());
       await c.run(
-        `INSERT INTO api_keys (id, workspace_id, name, hash, hint, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
-        [row.id, row.workspaceId, row.name, row.hash, row.hint, row.createdAt],
+        `INSERT INTO api_keys (id, workspace_id, name, hash, hint, role, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [row.id, row.workspaceId, row.name, row.hash, row.hint, row.role, row.createdAt],
         "An API key with this hash exists",
       );
       return row;
@@ -38,6 +38,17 @@ export function sqlApiKeys(c: SqlContext): ApiKeyStore {
         [workspaceId, id, c.clock()],
       );
       return rows.length > 0;
+    },
+    async get(id) {
+      const row = await c.one(`SELECT ${cols(API_KEY)} FROM api_keys t WHERE t.id = $1`, [id]);
+      return row && toApiKey(row);
+    },
+    async touch(id, at, withinMs) {
+      await c.run(
+        `UPDATE api_keys SET last_used_at = $2
+         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`,
+        [id, at, at - withinMs],
+      );
     },
   };
 }

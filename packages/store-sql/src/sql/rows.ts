@@ -58,8 +58,18 @@ function setIf<T, K extends keyof T>(record: T, key: K, value: T[K] | undefined)
   if (value !== undefined) record[key] = value;
 }
 
-export const WORKSPACE = ["id", "name", "created_at"] as const;
-export const API_KEY = ["id", "workspace_id", "name", "hash", "hint", "created_at", "revoked_at"] as const;
+export const WORKSPACE = ["id", "name", "created_at", "revoked_at"] as const;
+export const API_KEY = [
+  "id",
+  "workspace_id",
+  "name",
+  "hash",
+  "hint",
+  "role",
+  "created_at",
+  "last_used_at",
+  "revoked_at",
+] as const;
 export const ACCOUNT = [
   "id",
   "workspace_id",
@@ -165,11 +175,11 @@ export const ATTEMPT = [
   "error",
 ] as const;
 
-export const toWorkspace = (row: SqlRow): Workspace => ({
-  id: str(row.id),
-  name: str(row.name),
-  createdAt: num(row.created_at),
-});
+export function toWorkspace(row: SqlRow): Workspace {
+  const workspace: Workspace = { id: str(row.id), name: str(row.name), createdAt: num(row.created_at) };
+  setIf(workspace, "revokedAt", optNum(row.revoked_at));
+  return workspace;
+}
 
 export function toApiKey(row: SqlRow): ApiKey {
   const key: ApiKey = {
@@ -178,8 +188,10 @@ export function toApiKey(row: SqlRow): ApiKey {
     name: str(row.name),
     hash: str(row.hash),
     hint: str(row.hint),
+    role: str(row.role) === "operator" ? "operator" : "workspace",
     createdAt: num(row.created_at),
   };
+  setIf(key, "lastUsedAt", optNum(row.last_used_at));
   setIf(key, "revokedAt", optNum(row.revoked_at));
   return key;
 }

@@ -23,5 +23,12 @@ export function sqlWorkspaces(c: SqlContext): WorkspaceStore {
     async list() {
       return (await c.run(`SELECT ${cols(WORKSPACE)} FROM workspaces t ORDER BY t.ord`)).map(toWorkspace);
     },
+    async revoke(id) {
+      const rows = await c.run(
+        "UPDATE workspaces SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id",
+        [id, c.clock()],
+      );
+      return rows.length > 0;
+    },
   };
 }

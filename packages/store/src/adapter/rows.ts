@@ -53,7 +53,7 @@ export function newWorkspace(input: CreateWorkspaceInput, now: number): Workspac
  */
 export function newApiKey(input: CreateApiKeyInput, now: number): ApiKey {
   const { workspaceId, name, hash, hint } = input;
-  return { id: newId("key"), workspaceId, name, hash, hint, createdAt: now };
+  return { id: newId("key"), workspaceId, name, hash, hint, role: input.role ?? "workspace", createdAt: now };
 }
 
 /**

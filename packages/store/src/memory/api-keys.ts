@@ -34,5 +34,14 @@ export function memoryApiKeys(s: MemoryState): ApiKeyStore {
       key.revokedAt = s.clock();
       return true;
     },
+    async get(id) {
+      s.open();
+      return copy(s.apiKeys.get(id));
+    },
+    async touch(id, at, withinMs) {
+      s.open();
+      const key = s.apiKeys.get(id);
+      if (key && (key.lastUsedAt === undefined || key.lastUsedAt < at - withinMs)) key.lastUsedAt = at;
+    },
   };
 }

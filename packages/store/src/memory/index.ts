@@ -11,6 +11,7 @@ import { memoryDeliveries } from "./deliveries.js";
 import { memoryDeployedComponents } from "./deployed-components.js";
 import { memoryEmits } from "./emits.js";
 import { memoryEvents } from "./events.js";
+import { memoryIdempotency } from "./idempotency.js";
 import { memoryKv } from "./kv.js";
 import { memoryLogs } from "./logs.js";
 import { memoryAuthTickets, memoryOAuthClients } from "./oauth.js";
@@ -63,6 +64,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     deliveries,
     replays: memoryReplays(s, deliveries),
     settings: memorySettings(s),
+    idempotency: memoryIdempotency(s),
     queue: { ...memoryQueue(s), executions: memoryExecutionQueue(s) },
     workflows: memoryWorkflows(s),
     executions: memoryExecutions(s),
@@ -75,6 +77,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
           s.listeners.delete(own);
         };
       },
+    },
+    async health() {
+      s.open();
+      return { pendingMigrations: [] };
     },
     async close() {
       s.close();

@@ -4,6 +4,7 @@ import { newAttempt } from "../adapter/rows.js";
 import type { ClaimedDelivery, Delivery, DeliveryQueue, Queue, TimerQueue } from "../types/index.js";
 import { copy, copyPlain } from "./copy.js";
 import { requeue } from "./deliveries.js";
+import { memoryQueueDepth } from "./queue-depth.js";
 import type { MemoryState } from "./state.js";
 
 /** Webhook ids and how many of their rows are in flight under a live lease. */
@@ -199,5 +200,8 @@ function memoryTimerQueue(s: MemoryState): TimerQueue {
 
 /** The Queue of a memory store. */
 export function memoryQueue(s: MemoryState): Queue {
-  return { deliveries: memoryDeliveryQueue(s), timers: memoryTimerQueue(s) };
+  return {
+    deliveries: { ...memoryDeliveryQueue(s), depth: memoryQueueDepth(s) },
+    timers: memoryTimerQueue(s),
+  };
 }

@@ -22,5 +22,12 @@ export function memoryWorkspaces(s: MemoryState): WorkspaceStore {
       s.open();
       return copy([...s.workspaces.values()]);
     },
+    async revoke(id) {
+      s.open();
+      const workspace = s.workspaces.get(id);
+      if (!workspace || workspace.revokedAt !== undefined) return false;
+      workspace.revokedAt = s.clock();
+      return true;
+    },
   };
 }

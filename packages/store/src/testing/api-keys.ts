@@ -10,8 +10,9 @@ export function apiKeysSuite(t: SuiteContext): void {
       const hash = unique("hash");
       const key = await t.store.apiKeys.create({ workspaceId: ws, name: "CI", hash, hint: "abcd" });
       expect(key.id).toMatch(/^key_/);
-      expect(key).toMatchObject({ workspaceId: ws, name: "CI", hash, hint: "abcd" });
+      expect(key).toMatchObject({ workspaceId: ws, name: "CI", hash, hint: "abcd", role: "workspace" });
       expect(key.revokedAt).toBeUndefined();
+      expect(key.lastUsedAt).toBeUndefined();
       expect(await t.store.apiKeys.findByHash(hash)).toEqual(key);
       expect(await t.store.apiKeys.findByHash(unique("nothing"))).toBeUndefined();
     });
@@ -38,6 +39,35 @@ export function apiKeysSuite(t: SuiteContext): void {
       const listed = await t.store.apiKeys.list(ws);
       expect(listed).toHaveLength(1);
       expect(typeof listed[0]?.revokedAt).toBe("number");
+      expect((await t.store.apiKeys.get(key.id))?.revokedAt).toBe(listed[0]?.revokedAt);
+    });
+
+    t.test("operator keys keep their role; get finds a key of any workspace", async () => {
+      const ws = await t.workspace();
+      const hash = unique("hash");
+      const key = await t.store.apiKeys.create({
+        workspaceId: ws,
+        name: "op",
+        hash,
+        hint: "o",
+        role: "operator",
+      });
+      expect(key.role).toBe("operator");
+      expect(await t.store.apiKeys.findByHash(hash)).toMatchObject({ id: key.id, role: "operator" });
+      expect(await t.store.apiKeys.get(key.id)).toEqual(key);
+      expect(await t.store.apiKeys.get("key_missing")).toBeUndefined();
+    });
+
+    t.test("touch records the last use, at most once within the given span", async () => {
+      const ws = await t.workspace();
+      const key = await t.store.apiKeys.create({ workspaceId: ws, name: "k", hash: unique("h"), hint: "k" });
+      await t.store.apiKeys.touch(key.id, 1_000_000, 60_000);
+      expect((await t.store.apiKeys.get(key.id))?.lastUsedAt).toBe(1_000_000);
+      await t.store.apiKeys.touch(key.id, 1_030_000, 60_000);
+      expect((await t.store.apiKeys.get(key.id))?.lastUsedAt).toBe(1_000_000);
+      await t.store.apiKeys.touch(key.id, 1_070_000, 60_000);
+      expect((await t.store.apiKeys.list(ws))[0]?.lastUsedAt).toBe(1_070_000);
+      await t.store.apiKeys.touch("key_missing", 1_070_000, 60_000);
     });
   });
 }

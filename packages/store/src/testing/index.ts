@@ -16,6 +16,7 @@ import { deliveriesSuite } from "./deliveries.js";
 import { deployedComponentsSuite } from "./deployed-components.js";
 import { emitsSuite } from "./emits.js";
 import { eventsSuite } from "./events.js";
+import { idempotencySuite } from "./idempotency.js";
 import { isolationSuite } from "./isolation.js";
 import { kvSuite } from "./kv.js";
 import { logsSuite } from "./logs.js";
@@ -87,6 +88,7 @@ export function runStoreConformance(
     apiKeysSuite(t);
     accountsSuite(t);
     settingsSuite(t);
+    idempotencySuite(t);
     savedComponentsSuite(t);
     deployedComponentsSuite(t);
     dedupeSuite(t);

@@ -49,6 +49,21 @@ export function multiProcessSuite(t: SuiteContext): void {
       expect(done.items.length).toBe(claimed.length);
     });
 
+    t.test(
+      "a key revoked by one instance is refused by the other at once; idempotency keys are shared",
+      async () => {
+        const ws = await t.workspace();
+        const hash = `mp-${Math.random().toString(36).slice(2)}`;
+        const key = await t.store.apiKeys.create({ workspaceId: ws, name: "k", hash, hint: "k" });
+        expect((await other.apiKeys.findByHash(hash))?.id).toBe(key.id);
+        await t.store.apiKeys.revoke(ws, key.id);
+        expect(await other.apiKeys.findByHash(hash)).toBeUndefined();
+        const claim = { workspaceId: ws, key: hash, fingerprint: "fp", lockMs: 60_000, ttlMs: 60_000 };
+        expect((await t.store.idempotency.claim(claim)).claimed).toBe(true);
+        expect((await other.idempotency.claim(claim)).claimed).toBe(false);
+      },
+    );
+
     for (const strategy of ["unique", "greatest", "last"] as const) {
       t.test(`${strategy}: both instances committing the same ids at once keep each id once`, async () => {
         const ws = await t.workspace();

@@ -28,5 +28,18 @@ export function workspacesSuite(t: SuiteContext): void {
       expect(ids).toContain(a);
       expect(ids).toContain(b);
     });
+
+    t.test("revoke marks a workspace revoked, once", async () => {
+      const id = await t.workspace();
+      expect((await t.store.workspaces.get(id))?.revokedAt).toBeUndefined();
+      expect(await t.store.workspaces.revoke(id)).toBe(true);
+      const revoked = await t.store.workspaces.get(id);
+      expect(typeof revoked?.revokedAt).toBe("number");
+      expect(await t.store.workspaces.revoke(id)).toBe(false);
+      expect(await t.store.workspaces.revoke("ws_missing")).toBe(false);
+      expect((await t.store.workspaces.list()).find((ws) => ws.id === id)?.revokedAt).toBe(
+        revoked?.revokedAt,
+      );
+    });
   });
 }

@@ -7,6 +7,7 @@ export * from "./components.js";
 export * from "./data-stores.js";
 export * from "./errors.js";
 export * from "./events.js";
+export * from "./idempotency.js";
 export * from "./notifications.js";
 export * from "./queue.js";
 export * from "./replays.js";

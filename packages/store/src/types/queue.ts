@@ -348,6 +348,25 @@ export interface DeliveryQueue {
   recordAttempt(input: RecordAttemptInput): Promise<Attempt>;
   /** Returns rows whose lease expired (`leaseExpiresAt <= now`) to `pending`; returns the count. */
   sweep(now: number): Promise<number>;
+  /**
+   * How deep the queue is across workspaces (for metrics, read at scrape time, never on a hot
+   * path). Optional: a store without it reports no queue figures.
+   */
+  depth?(now: number): Promise<QueueDepth>;
+}
+
+/** What {@link DeliveryQueue.depth} answers. */
+export interface QueueDepth {
+  /** Pending rows, due or not. */
+  pending: number;
+  /** Pending rows due at `now` (waiting for a worker). */
+  due: number;
+  /** Rows in flight (leased to a worker). */
+  delivering: number;
+  /** Rows waiting while their webhook is disabled. */
+  paused: number;
+  /** When the oldest due row became due (undefined when none is due). */
+  oldestDueAt?: number;
 }
 
 /** The timer side of the {@link Queue}: each tick is claimed by exactly one node. */

@@ -3,6 +3,7 @@
 import type { DedupeStore, DeployedComponentStore, KvStore, SavedComponentStore } from "./components.js";
 import type { DataStoreStore } from "./data-stores.js";
 import type { EmitStore, EventStore, LogStore } from "./events.js";
+import type { IdempotencyStore } from "./idempotency.js";
 import type { StoreNotifications } from "./notifications.js";
 import type { DeliveryStore, Queue, TimerStore } from "./queue.js";
 import type { ReplayStore } from "./replays.js";
@@ -73,6 +74,8 @@ export interface Store {
   replays: ReplayStore;
   /** Settings shared by the nodes using the store. */
   settings: SettingsStore;
+  /** The answers of creating requests by their `Idempotency-Key`, kept a day. */
+  idempotency: IdempotencyStore;
   /** What nodes claim: due deliveries, timer ticks and (with workflows) queued executions. */
   queue: Queue & {
     /** Queued workflow executions (present together with {@link Store.executions}). */
@@ -90,6 +93,18 @@ export interface Store {
   env?: EnvStore;
   /** Change notifications, when the implementation has them (see {@link StoreNotifications}). */
   notifications?: StoreNotifications;
+  /**
+   * Whether the store answers and its schema is the one this code needs (what `GET /readyz`
+   * reports): rejects when the store cannot be reached. Optional: a store without it counts as
+   * reachable and current.
+   */
+  health?(): Promise<StoreHealth>;
   /** Releases resources; the store must not be used afterwards (calls fail with `closed`). */
   close(): Promise<void>;
+}
+
+/** What {@link Store.health} answers. */
+export interface StoreHealth {
+  /** The migrations this code knows that the store has not applied (empty when current). */
+  pendingMigrations: number[];
 }

@@ -8,6 +8,8 @@ export interface Workspace {
   name: string;
   /** Creation time. */
   createdAt: number;
+  /** When it was revoked: its API keys are refused from then on (its records are kept). */
+  revokedAt?: number;
 }
 
 /** Input of {@link WorkspaceStore.create}. */
@@ -26,7 +28,15 @@ export interface WorkspaceStore {
   get(id: string): Promise<Workspace | undefined>;
   /** All workspaces, oldest first. */
   list(): Promise<Workspace[]>;
+  /** Marks the workspace revoked; false when not found or already revoked. */
+  revoke(id: string): Promise<boolean>;
 }
+
+/**
+ * What a key may do: `workspace` keys use their workspace's API; `operator` keys may also manage
+ * workspaces and API keys (`/v1/workspaces`, `/v1/api_keys`).
+ */
+export type ApiKeyRole = "workspace" | "operator";
 
 /** An API key. Only the hash of the secret is stored. */
 export interface ApiKey {
@@ -40,8 +50,12 @@ export interface ApiKey {
   hash: string;
   /** A short, displayable part of the secret, such as its last four characters. */
   hint: string;
+  /** What the key may do. */
+  role: ApiKeyRole;
   /** Creation time. */
   createdAt: number;
+  /** When the key was last used, to the minute or so (see {@link ApiKeyStore.touch}). */
+  lastUsedAt?: number;
   /** When the key was revoked; revoked keys are not found by {@link ApiKeyStore.findByHash}. */
   revokedAt?: number;
 }
@@ -56,6 +70,8 @@ export interface CreateApiKeyInput {
   hash: string;
   /** A short, displayable part of the secret. */
   hint: string;
+  /** Default `workspace`. */
+  role?: ApiKeyRole;
 }
 
 /** API key records. */
@@ -68,6 +84,13 @@ export interface ApiKeyStore {
   list(workspaceId: string): Promise<ApiKey[]>;
   /** Revokes a key; false when not found in the workspace or already revoked. */
   revoke(workspaceId: string, id: string): Promise<boolean>;
+  /** A key by id, in any workspace (revoked ones included), or undefined. */
+  get(id: string): Promise<ApiKey | undefined>;
+  /**
+   * Records that the key was used at `at`, unless its `lastUsedAt` is already within `withinMs` of
+   * it (so that callers may call it often and the store writes rarely).
+   */
+  touch(id: string, at: number, withinMs: number): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------
