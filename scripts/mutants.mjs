@@ -105,7 +105,7 @@ export const MUTANTS = [
     file: "packages/delivery/src/_circuit.ts",
     find: "if (circuit.openUntil !== undefined && circuit.openUntil > now) return undefined;",
     replace: "",
-    tests: ["delivery:src/worker-fairness.test.ts"],
+    tests: ["delivery:test/worker-fairness.test.ts"],
   },
   // ---- rules issue 33 fixed (SPEC deviations and the fuzz test's finds) ----
   {
@@ -175,7 +175,7 @@ export const MUTANTS = [
     file: "packages/delivery/src/ssrf.ts",
     find: "return v4 !== undefined && isPrivateParsed(v4);",
     replace: "return false;",
-    tests: ["delivery:src/ssrf.test.ts"],
+    tests: ["delivery:test/ssrf.test.ts"],
   },
   {
     id: "ssrf-every-address",
@@ -184,7 +184,7 @@ export const MUTANTS = [
     find: "const blocked = addresses.find((entry) => !isAddressAllowed(guard, entry.address));",
     replace:
       "const blocked = addresses.slice(0, 1).find((entry) => !isAddressAllowed(guard, entry.address));",
-    tests: ["delivery:src/ssrf-lookup.test.ts"],
+    tests: ["delivery:test/ssrf-lookup.test.ts"],
   },
   {
     id: "dedupe-unique-100",
@@ -208,7 +208,7 @@ export const MUTANTS = [
     file: "packages/delivery/src/signature.ts",
     find: "if (timestamp < nowSeconds - tolerance) {",
     replace: "if (timestamp < nowSeconds - tolerance * 2) {",
-    tests: ["delivery:src/signature.test.ts"],
+    tests: ["delivery:test/signature.test.ts"],
   },
   {
     id: "signature-content",
@@ -218,7 +218,7 @@ export const MUTANTS = [
     find: "hmac.update(`${msgId}.${timestamp}.`);",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the same, one dot less
     replace: "hmac.update(`${msgId}.${timestamp}`);",
-    tests: ["delivery:src/signature.test.ts"],
+    tests: ["delivery:test/signature.test.ts"],
   },
   {
     id: "retry-410-disables",
@@ -226,7 +226,7 @@ export const MUTANTS = [
     file: "packages/delivery/src/retry-schedule.ts",
     find: 'if (status === 410) return "disable";',
     replace: 'if (status === 404) return "disable";',
-    tests: ["delivery:src/retry-schedule.test.ts"],
+    tests: ["delivery:test/retry-schedule.test.ts"],
   },
   {
     id: "tenancy-delivery-get",
@@ -304,6 +304,25 @@ export const MUTANTS = [
     replace: "const GRANT_GONE = new Set<string>([]);",
     tests: ["http:test/oauth-connect.test.ts"],
     grep: "signs in at the provider",
+  },
+  // ---- issue 30: the store owns the dedupe decision ----
+  {
+    id: "dedupe-row-locked",
+    rule: "an emit commit locks its source's dedupe row and reads its newest state (two nodes emit an id once)",
+    file: "packages/store-sql/src/sql/emit-batch.ts",
+    find: "ON CONFLICT (component_id) DO UPDATE SET state = dedupe.state",
+    replace: "ON CONFLICT (component_id) DO NOTHING",
+    tests: ["store-sql:test/pglite.test.ts"],
+    grep: "keep each id once",
+  },
+  {
+    id: "dedupe-in-batch-order",
+    rule: "a later part of an emitter is decided against the state an earlier part of the same group left",
+    file: "packages/store-sql/src/sql/emit-batch.ts",
+    find: "    states.set(part.componentId, state);\n",
+    replace: "",
+    tests: ["store-sql:test/pglite.test.ts"],
+    grep: "dedupe|keep each id once",
   },
 ];
 

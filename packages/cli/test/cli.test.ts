@@ -648,7 +648,13 @@ describe.concurrent("pd serve with its data folder", () => {
     expect(failed).toMatchObject({ status: "pending" });
     expect(failed?.last_error).toBeTruthy();
     expect(await stop(first)).toBe(0);
-    expect(first.output.stderr).toContain("SIGTERM: stopping");
+    // Its log (JSON lines, stderr is not a terminal) says it stopped on the signal.
+    const stopping = first.output.stderr
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as { signal?: string; msg?: string })
+      .find((entry) => entry.signal === "SIGTERM");
+    expect(stopping?.msg).toMatch(/^stopping/);
 
     // Second run, same folder, receiver up: everything is there and the delivery goes out.
     await hook.start();

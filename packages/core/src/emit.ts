@@ -109,9 +109,23 @@ export function assertEmitMeta(meta: unknown): asserts meta is EmitMeta | undefi
   }
 }
 
-/** The channel of an emit: its `name`, or {@link DEFAULT_CHANNEL}. */
+/**
+ * The channel a name means: an emit's `name`, a subscription's `eventName` or a workflow trigger's
+ * `event_name`; absent (or null) is {@link DEFAULT_CHANNEL}. The one owner of the default channel.
+ *
+ * @example
+ * ```ts
+ * channelName(undefined); // "default"
+ * channelName("orders"); // "orders"
+ * ```
+ */
+export function channelName(name: string | null | undefined): string {
+  return name ?? DEFAULT_CHANNEL;
+}
+
+/** The channel of an emit: its `name`, or {@link DEFAULT_CHANNEL} ({@link channelName}). */
 export function channelOf(meta: EmitMeta | undefined): string {
-  return meta?.name ?? DEFAULT_CHANNEL;
+  return channelName(meta?.name);
 }
 
 /**

@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   dedupe_missing_id: 422,
   dedupe_non_numeric_id: 422,
   invalid_respond: 422,
+  no_response: 502,
+  run_failed: 500,
   invalid_timer: 422,
   invalid_registry_key: 422,
   invalid_version: 422,
@@ -129,6 +131,20 @@ export class HooklineError extends Error {
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, details: this.details };
   }
+}
+
+/**
+ * The body of an error reply, `{ error: { code, message, details? } }`: the one shape every error
+ * answer of the REST API and the ingress has (a {@link HooklineError}'s is `{ error: e.toJSON() }`).
+ *
+ * @example
+ * ```ts
+ * errorBody("not_found", "No source listens at this endpoint");
+ * // { error: { code: "not_found", message: "No source listens at this endpoint" } }
+ * ```
+ */
+export function errorBody(code: ErrorCode, message: string, details?: unknown): { error: HooklineErrorBody } {
+  return { error: details === undefined ? { code, message } : { code, message, details } };
 }
 
 /** Returns true for a {@link HooklineError} (also one from another copy of this package). */

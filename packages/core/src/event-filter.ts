@@ -4,7 +4,9 @@
  * metadata: {emit_id, emitter_id, name, id, summary, ts}}`). Pure: parsing, validation (each
  * problem names its path) and evaluation; stores translate the parsed tree to their own queries.
  */
+
 import { HooklineError, type Problem } from "./errors.js";
+import { describeProblems } from "./problems.js";
 
 /** A filter as users write it: a JSON object of dotted paths to values or operator objects. */
 export type EventFilterInput = Record<string, unknown>;
@@ -215,7 +217,7 @@ export function parseEventFilter(input: unknown, field = "filter"): FilterNode {
     fail(state, field, `has ${state.conditions} conditions; at most ${MAX_CONDITIONS}`);
   }
   if (state.problems.length > 0 || !node) {
-    const summary = state.problems.map((p) => `${p.path}: ${p.message}`).join("; ");
+    const summary = describeProblems(state.problems);
     throw new HooklineError("validation_failed", `Invalid filter: ${summary}`, { problems: state.problems });
   }
   return node;

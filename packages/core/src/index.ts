@@ -13,7 +13,7 @@ export * from "./emit.js";
 export * from "./errors.js";
 export * from "./event-filter.js";
 export * from "./ids.js";
-export { PROBLEM_CODES, type ProblemCode } from "./problems.js";
+export { describeProblems, PROBLEM_CODES, type ProblemCode } from "./problems.js";
 export { REGISTRY_KEY, type RegistryVisibility } from "./registry-rules.js";
 export * from "./respond.js";
 export * from "./schemas.js";

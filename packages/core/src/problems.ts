@@ -52,9 +52,23 @@ export function joinPath(...parts: (string | number)[]): string {
   return parts.filter((part) => part !== "").join(".");
 }
 
-/** Formats problems as one human sentence for an error message. @internal */
-export function describeProblems(problems: readonly Problem[]): string {
-  return problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
+/**
+ * Formats problems as one human sentence for an error message: `path: message; path: message`. A
+ * problem without a path is its message alone, or `emptyPath: message` when `emptyPath` is given
+ * (such as `props`). The one owner of how a problem list reads.
+ *
+ * @example
+ * ```ts
+ * describeProblems([{ code: "required", path: "name", message: "is required" }]); // "name: is required"
+ * ```
+ */
+export function describeProblems(problems: readonly Problem[], emptyPath?: string): string {
+  return problems
+    .map((p) => {
+      const path = p.path || emptyPath;
+      return path ? `${path}: ${p.message}` : p.message;
+    })
+    .join("; ");
 }
 
 /**

@@ -111,6 +111,22 @@ function checkHeaders(raw: unknown, problems: Problem[], warnings: string[]): Re
 }
 
 /**
+ * Why a valid `respond()` status cannot end an HTTP request, or undefined when it can: SPEC allows
+ * 100 to 599, but an informational status (below 200) is not a final reply. The one owner of the
+ * lowest status a reply may have (the HTTP handler answers 502 `invalid_respond` with this message).
+ *
+ * @example
+ * ```ts
+ * finalStatusProblem(200); // undefined
+ * finalStatusProblem(101); // "respond(): status 101 is informational and cannot end a request; use 200 to 599"
+ * ```
+ */
+export function finalStatusProblem(status: number): string | undefined {
+  if (status >= 200) return undefined;
+  return `respond(): status ${status} is informational and cannot end a request; use 200 to 599`;
+}
+
+/**
  * Checks `respond()` arguments, the one owner of this rule (the sandbox forwards the call as the
  * component made it): `status` an integer from 100 to 599 (numeric strings such as `"200"` are
  * accepted, as real components send them), `headers` an object of strings or numbers, `body` a

@@ -10,7 +10,7 @@
  * (`source_busy`), feeding resumes from the cursor. Loops are refused when subscribing (a source
  * cannot listen to itself, nor to a source it feeds, directly or not: `subscription_cycle`).
  */
-import { DEFAULT_CHANNEL, HooklineError } from "@hookline/core";
+import { channelName, HooklineError } from "@hookline/core";
 import type { DeployedComponent, Subscription } from "@hookline/store";
 import type { EngineContext } from "./context.js";
 import { toFilter } from "./event-search.js";
@@ -98,7 +98,7 @@ export function createApphooks(ctx: EngineContext): Apphooks {
         order: "asc",
         after: String(cursor),
         limit: PAGE,
-        channel: sub.eventName ?? DEFAULT_CHANNEL,
+        channel: channelName(sub.eventName),
         ...(filter ? { filter } : {}),
       });
       for (const event of page.items) {

@@ -9,6 +9,7 @@ import type { SavedComponent } from "@hookline/store";
 import { createCodeFetcher, type FetchedSource } from "./code-url.js";
 import type { EngineContext } from "./context.js";
 import { finalProps } from "./dynamic-props.js";
+import { componentNotFound } from "./not-found.js";
 import { additionalPropsFor } from "./props.js";
 import { parseComponentKey, publishError } from "./registry.js";
 import type { CodeInput } from "./types.js";
@@ -116,7 +117,7 @@ export async function componentFor(
     const latest = withKey[withKey.length - 1];
     if (latest) return latest;
   }
-  throw new HooklineError("not_found", `No component ${ref} in this workspace`);
+  throw componentNotFound(ref);
 }
 
 /**

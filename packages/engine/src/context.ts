@@ -3,7 +3,7 @@
  * pipeline, ingress, timers...) need, built once by `createHookline` and passed as their first
  * argument. Modules take what they use from it; none keeps a hidden reference to another.
  */
-import { HooklineError, type Problem } from "@hookline/core";
+import { describeProblems, HooklineError, type Problem } from "@hookline/core";
 import type { Destinations, Transport } from "@hookline/delivery";
 import type { Runtime } from "@hookline/runtime";
 import type { DeployedComponent, SavedComponent, Store } from "@hookline/store";
@@ -12,6 +12,7 @@ import type { Clock } from "./clock.js";
 import type { EndpointRegistry } from "./endpoints.js";
 import type { HooklineEvents } from "./events.js";
 import type { Mounts } from "./mounts.js";
+import { componentNotFound } from "./not-found.js";
 import type { Registry } from "./registry.js";
 import type { Retention } from "./retention.js";
 import type { SecretBox } from "./secrets.js";
@@ -50,7 +51,7 @@ export interface EngineContext {
 
 /** One line naming each problem: `path: message; path: message`. @internal */
 export function problemsMessage(problems: Problem[]): string {
-  return problems.map((p) => `${p.path || "props"}: ${p.message}`).join("; ");
+  return describeProblems(problems, "props");
 }
 
 /** A saved component of the workspace by id (404 `not_found` when absent). @internal */
@@ -60,7 +61,7 @@ export async function componentOrThrow(
   id: string,
 ): Promise<SavedComponent> {
   const component = await ctx.store.savedComponents.get(workspaceId, id);
-  if (!component) throw new HooklineError("not_found", `No component ${id} in this workspace`);
+  if (!component) throw componentNotFound(id);
   return component;
 }
 

@@ -1,4 +1,11 @@
-import type { HttpEvent, RespondValue } from "@hookline/core";
+import {
+  describeProblems,
+  type ErrorCode,
+  errorBody,
+  type HttpEvent,
+  type RespondValue,
+  validateRespond,
+} from "@hookline/core";
 import type { IngressResponse, IngressTarget } from "./types.js";
 
 /** An HTTP request reaching a source's endpoint, as the HTTP adapter hands it to the engine. */
@@ -93,4 +100,61 @@ export function replyOf(value: RespondValue): IngressResponse {
     }
   }
   return { status: value.status, headers, body };
+}
+
+/**
+ * A JSON reply of the ingress (`{ success: true }`, an `{ error: { code, message } }` body...): the
+ * one place the engine's HTTP replies are written as JSON. @internal
+ */
+export function jsonReply(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): IngressResponse {
+  return { status, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) };
+}
+
+/**
+ * An error reply of the ingress in the API's one error shape (core's `errorBody`). @internal
+ *
+ * @example
+ * ```ts
+ * errorReply(404, "not_found", "No source listens at this endpoint").status; // 404
+ * ```
+ */
+export function errorReply(
+  status: number,
+  code: ErrorCode,
+  message: string,
+  options: { headers?: Record<string, string>; details?: unknown } = {},
+): IngressResponse {
+  return jsonReply(status, errorBody(code, message, options.details), options.headers);
+}
+
+/** A log line a reply asks its caller to write (the source's or the execution's logs). */
+export interface ReplyLog {
+  level: "warn" | "error";
+  message: string;
+}
+
+/**
+ * The HTTP reply of a source's `respond()` or a step's `$.respond()` call (`what` names it in the
+ * messages): core's `validateRespond` cleans it, headers it leaves out become warnings, and an
+ * invalid call is answered 502 `invalid_respond` with an error line. The one owner of "respond
+ * becomes a reply", for sources (ingress.ts) and workflows (workflows/step-effects.ts). @internal
+ *
+ * @example
+ * ```ts
+ * respondReply({ status: 201, body: { ok: true } }, "respond()").reply.status; // 201
+ * ```
+ */
+export function respondReply(call: unknown, what: string): { reply: IngressResponse; logs: ReplyLog[] } {
+  const { value, problems, warnings } = validateRespond(call);
+  const logs: ReplyLog[] = warnings.map((message) => ({ level: "warn", message }));
+  if (!value) {
+    const message = `${what}: ${describeProblems(problems)}`;
+    logs.push({ level: "error", message: `invalid_respond: ${message}` });
+    return { reply: errorReply(502, "invalid_respond", message), logs };
+  }
+  return { reply: replyOf(value), logs };
 }

@@ -4,37 +4,23 @@
  * the component passed to `respond()` (validated by core). The table of replies is in
  * docs/engine.md, "Triggers".
  */
-import { HooklineError, validateRespond } from "@hookline/core";
+import { HooklineError } from "@hookline/core";
 import type { DeployedComponent } from "@hookline/store";
 import type { EngineContext } from "./context.js";
-import { type IngressRequest, replyOf, toHttpEvent } from "./http-event.js";
+import { errorReply, type IngressRequest, jsonReply, respondReply, toHttpEvent } from "./http-event.js";
 import { runSource } from "./runs.js";
 import { systemLog } from "./source-logs.js";
 import type { IngressResponse } from "./types.js";
 
-/** A JSON reply. */
-function json(status: number, body: unknown, headers: Record<string, string> = {}): IngressResponse {
-  return { status, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) };
-}
-
-/**
- * The reply a component's `respond()` call asks for (objects as JSON, `{ $bytes }` as bytes), as
- * core's `validateRespond` cleans it: headers it leaves out are logged as warnings; an invalid call
- * is logged and answered 502 `invalid_respond`.
- */
-async function respondReply(
+/** The reply of a `respond()` call, its warnings and errors written to the source's logs. */
+async function respondOf(
   ctx: EngineContext,
-  source: { id: string; workspaceId: string },
+  source: DeployedComponent,
   call: unknown,
 ): Promise<IngressResponse> {
-  const { value, problems, warnings } = validateRespond(call);
-  for (const warning of warnings) await systemLog(ctx, source, "warn", warning);
-  if (!value) {
-    const message = `respond(): ${problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ")}`;
-    await systemLog(ctx, source, "error", `invalid_respond: ${message}`);
-    return json(502, { error: { code: "invalid_respond", message } });
-  }
-  return replyOf(value);
+  const { reply, logs } = respondReply(call, "respond()");
+  for (const line of logs) await systemLog(ctx, source, line.level, line.message);
+  return reply;
 }
 
 /**
@@ -47,14 +33,10 @@ export async function handleIngress(
   request: IngressRequest,
 ): Promise<IngressResponse> {
   if (!source?.active) {
-    return json(404, {
-      error: {
-        code: "not_found",
-        message: source
-          ? "This source is inactive: activate it to receive requests"
-          : "No source listens at this endpoint",
-      },
-    });
+    const why = source
+      ? "This source is inactive: activate it to receive requests"
+      : "No source listens at this endpoint";
+    return errorReply(404, "not_found", why);
   }
   const target = { kind: "source", workspaceId: source.workspaceId, emitterId: source.id } as const;
   const reply = request.admit?.(target) ?? (await runIngress(ctx, source, request));
@@ -77,24 +59,18 @@ async function runIngress(
     throw error;
   }
   const { result } = outcome;
-  if (!source.customResponse) return json(200, { success: true });
+  if (!source.customResponse) return jsonReply(200, { success: true });
   const first = result.responds[0];
   if (!first) {
-    return json(result.error ? 500 : 502, {
-      error: result.error
-        ? { code: "run_failed", message: `The source failed before responding: ${result.error.message}` }
-        : { code: "no_response", message: "The source finished without calling respond()" },
-    });
+    return result.error
+      ? errorReply(500, "run_failed", `The source failed before responding: ${result.error.message}`)
+      : errorReply(502, "no_response", "The source finished without calling respond()");
   }
-  return respondReply(ctx, source, first);
+  return respondOf(ctx, source, first);
 }
 
 /** `429` with `Retry-After` for a refused invocation. */
 function busyReply(error: HooklineError): IngressResponse {
   const retryAfter = (error.details as { retryAfter?: number } | undefined)?.retryAfter ?? 1;
-  return json(
-    429,
-    { error: { code: error.code, message: error.message } },
-    { "retry-after": String(retryAfter) },
-  );
+  return errorReply(429, error.code, error.message, { headers: { "retry-after": String(retryAfter) } });
 }

@@ -27,6 +27,7 @@ import { dynamicPropsOf, finalProps } from "./dynamic-props.js";
 import { HTTP_INTERFACE } from "./interfaces.js";
 import { type AuthNote, type AuthStamp, authStale, authStampOf } from "./mount-auth.js";
 import { netBridges } from "./net-bridges.js";
+import { componentNotFound } from "./not-found.js";
 import { endpointUrl } from "./views.js";
 
 /** What a sandbox is built from: a source's id, workspace, stored prop values, endpoint and meta. */
@@ -228,7 +229,7 @@ export function createMounts(deps: MountsDeps): Mounts {
       return cached;
     }
     const found = await store.savedComponents.get(workspaceId, id);
-    if (!found) throw new HooklineError("not_found", `No component ${id} in this workspace`);
+    if (!found) throw componentNotFound(id);
     components.set(key, found);
     if (components.size > COMPONENT_CACHE) components.delete(components.keys().next().value as string);
     return found;

@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import {
   type ComponentDescription,
+  describeProblems,
   HooklineError,
   type Problem,
   type PropDescription,
@@ -24,6 +25,7 @@ import {
   StoreError,
   type Visibility,
 } from "@hookline/store";
+import { componentNotFound } from "./not-found.js";
 import { importPackage, type PackageImport } from "./registry-import.js";
 import { matchesSearch, type RegistrySearch } from "./registry-search.js";
 import type { CodeInput } from "./types.js";
@@ -146,7 +148,7 @@ export function publishError(problems: Problem[], what = "Cannot publish"): Hook
     : problems.some((p) => p.code === "invalid_version")
       ? "invalid_version"
       : "invalid_component";
-  const message = problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
+  const message = describeProblems(problems);
   return new HooklineError(code, `${what}: ${message}`, { problems });
 }
 
@@ -241,8 +243,7 @@ export function createRegistry(ctx: RegistryContext): Registry {
       let description: ComponentDescription;
       if (input.componentId !== undefined) {
         const saved = await store.savedComponents.get(workspaceId, input.componentId);
-        if (!saved)
-          throw new HooklineError("not_found", `No component ${input.componentId} in this workspace`);
+        if (!saved) throw componentNotFound(input.componentId);
         source = saved;
         description = saved.description;
       } else if (input.code !== undefined) {

@@ -3,9 +3,9 @@
  * deliveries with the events' own ids, so receivers dedupe on `webhook-id`), in bounded, resumable
  * batches; and the health of a webhook over a window, from its attempt log.
  */
-import { type EventFilterInput, type FilterNode, HooklineError } from "@hookline/core";
+import { channelName, type EventFilterInput, type FilterNode, HooklineError } from "@hookline/core";
 import type { DeliveryMetrics, Replay, Store, Subscription } from "@hookline/store";
-import { channelOf, subscriptionFilter } from "@hookline/store/adapter";
+import { subscriptionFilter } from "@hookline/store/adapter";
 import type { Clock } from "./clock.js";
 import { searchEvents, toFilter } from "./event-search.js";
 
@@ -90,7 +90,7 @@ export function createReplayApi(store: Store, clock: Clock, wake: () => void) {
       const page = await searchEvents(store, workspaceId, sub.emitterId, {
         order: "asc",
         limit: Math.min(100, limit - deliveryIds.length),
-        channel: channelOf(sub.eventName),
+        channel: channelName(sub.eventName),
         ...(filter ? { filter } : {}),
         ...(job.since === undefined ? {} : { since: job.since }),
         ...(job.until === undefined ? {} : { until: job.until }),

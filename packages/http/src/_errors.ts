@@ -4,8 +4,27 @@
  * until it is mapped here); anything else is a bug, reported to `onError` and answered as a 500
  * whose message names only the request id.
  */
-import { type ErrorCode, HooklineError, isHooklineError } from "@hookline/core";
+import { type ErrorCode, errorBody, HooklineError, isHooklineError } from "@hookline/core";
 import { StoreError, type StoreErrorCode } from "@hookline/store";
+import { lightResponse } from "./_lazy-request-response.js";
+
+/** A JSON response of the API (a string body is sent as it is). */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return lightResponse(typeof body === "string" ? body : JSON.stringify(body), status, {
+    "content-type": "application/json; charset=utf-8",
+    ...headers,
+  });
+}
+
+/** An error response in the API's one shape (core's `errorBody`). */
+export function errorResponse(
+  status: number,
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return jsonResponse(status, errorBody(code, message), headers);
+}
 
 /** The API error of each store error code. */
 const STORE_ERRORS: Record<StoreErrorCode, ErrorCode> = {

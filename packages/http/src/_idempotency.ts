@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { HooklineError } from "@hookline/core";
 import type { Store } from "@hookline/store";
 import stringify from "safe-stable-stringify";
-import { lightResponse, rawResponse } from "./_light.js";
+import { lightResponse, rawResponse } from "./_lazy-request-response.js";
 
 /** How long an answer is kept: 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

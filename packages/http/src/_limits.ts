@@ -2,9 +2,9 @@
  * The HTTP caps: request body size, the API rate limit per key, the rate limit per HTTP endpoint,
  * and the byte budget of a list page. Each is an option of `createHandler` (docs/rest-api.md).
  */
-import { HooklineError } from "@hookline/core";
+import { errorBody, HooklineError } from "@hookline/core";
 import type { PageInfo } from "./_define.js";
-import { lightResponse, rawBody } from "./_light.js";
+import { lightResponse, rawBody } from "./_lazy-request-response.js";
 
 /** Reads at most `limit` bytes of a body; over it, `413 payload_too_large`. */
 export async function readBody(request: Request, limit: number): Promise<Uint8Array> {
@@ -144,9 +144,7 @@ export function rateLimitedReply(
   return {
     status: 429,
     headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(retryAfter) },
-    body: JSON.stringify({
-      error: { code: "rate_limited", message: `Too many requests ${what}; retry in ${retryAfter} s` },
-    }),
+    body: JSON.stringify(errorBody("rate_limited", `Too many requests ${what}; retry in ${retryAfter} s`)),
   };
 }
 

@@ -7,7 +7,7 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Hookline, IngressTarget } from "@hookline/engine";
 import { bearerOf } from "./_connect-auth.js";
-import { lightResponse } from "./_light.js";
+import { lightResponse } from "./_lazy-request-response.js";
 
 /** What the handler reports of each request it answered (see `HandlerOptions.observer`). */
 export interface RequestInfo {

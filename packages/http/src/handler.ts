@@ -2,7 +2,7 @@
  * `createHandler()`: the whole `/v1` REST API, the HTTP-interface ingress and the OpenAPI document
  * as one Web-standard `(request: Request) => Promise<Response>`.
  */
-import { HooklineError } from "@hookline/core";
+import { finalStatusProblem, HooklineError } from "@hookline/core";
 import type {
   ConnectScope,
   ConnectTokenGrant,
@@ -14,9 +14,9 @@ import { hashApiKey } from "@hookline/engine";
 import type { ApiKey } from "@hookline/store";
 import { bearerOf, connectCors, connectGrant, isConnectToken } from "./_connect-auth.js";
 import type { Route, RouteResult } from "./_define.js";
-import { internalError, toApiError } from "./_errors.js";
+import { errorResponse, internalError, jsonResponse, toApiError } from "./_errors.js";
 import { fingerprintOf, idempotencyKeyOf, idempotent } from "./_idempotency.js";
-import { lightResponse, withHeaders } from "./_light.js";
+import { lightResponse, withHeaders } from "./_lazy-request-response.js";
 import {
   listBody,
   rateLimited,
@@ -134,14 +134,7 @@ function compile(route: Route): Compiled {
   return { route, regex: new RegExp(`^${pattern}/?$`), names };
 }
 
-function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return lightResponse(typeof body === "string" ? body : JSON.stringify(body), status, {
-    "content-type": "application/json; charset=utf-8",
-    ...headers,
-  });
-}
-
-function errorResponse(error: HooklineError, headers: Record<string, string> = {}): Response {
+function hooklineErrorResponse(error: HooklineError, headers: Record<string, string> = {}): Response {
   return jsonResponse(error.status, { error: error.toJSON() }, headers);
 }
 
@@ -270,11 +263,9 @@ export function createHandler(
       seen.workspaceId = reply.target.workspaceId;
       seen.emitterId = reply.target.emitterId;
     }
-    if (reply.status < 200) {
-      // A fetch Response cannot end with an informational status: the component answered wrongly.
-      const message = `respond(): status ${reply.status} is informational and cannot end a request; use 200 to 599`;
-      return jsonResponse(502, { error: { code: "invalid_respond", message } });
-    }
+    // A fetch Response cannot end with an informational status: the component answered wrongly.
+    const informational = finalStatusProblem(reply.status);
+    if (informational) return errorResponse(502, "invalid_respond", informational);
     const bodyless = NULL_BODY.has(reply.status) || request.method === "HEAD";
     return lightResponse(bodyless ? null : reply.body, reply.status, reply.headers);
   }
@@ -323,7 +314,7 @@ export function createHandler(
     const hit = matches.find((x) => x.c.route.method === request.method);
     if (!hit) {
       const allow = [...new Set(matches.map((x) => x.c.route.method))].join(", ");
-      return errorResponse(
+      return hooklineErrorResponse(
         new HooklineError(
           "method_not_allowed",
           `${request.method} is not allowed on ${path.slice(0, 200)}; use ${allow}`,
@@ -413,7 +404,7 @@ export function createHandler(
     } catch (error) {
       const apiError = toApiError(error);
       if (!apiError) onError(error, requestId);
-      response = errorResponse(apiError ?? internalError(requestId));
+      response = hooklineErrorResponse(apiError ?? internalError(requestId));
     }
     if (observer) report(observer, request, requestId, response.status, startedAt, seen);
     return withHeaders(response, {

@@ -124,7 +124,7 @@ describe("node adapter fast path", () => {
     } finally {
       await hookline.close();
     }
-    const { lightResponse } = await import("../src/_light.js");
+    const { lightResponse } = await import("../src/_lazy-request-response.js");
     const errors: unknown[] = [];
     const original = console.error;
     console.error = (...args: unknown[]) => errors.push(args);

@@ -2,7 +2,12 @@
  * What both runtime modes share: turning bundler and sandbox errors into `HooklineError`s, and
  * describing a component from the definition its sandbox serialized.
  */
-import { type ComponentDescription, describeComponent, HooklineError } from "@hookline/core";
+import {
+  type ComponentDescription,
+  describeComponent,
+  describeProblems,
+  HooklineError,
+} from "@hookline/core";
 import { BundleError } from "./bundler/esbuild-bundler.js";
 import type { Bundler } from "./bundler/types.js";
 import { Sandbox } from "./sandbox/sandbox.js";
@@ -27,7 +32,7 @@ export function toHooklineError(error: unknown): HooklineError {
 export function describeLoaded(definition: unknown): ComponentDescription {
   const { description, problems } = describeComponent(definition);
   if (!description) {
-    const summary = problems.map((p) => `${p.path || "(component)"}: ${p.message}`).join("; ");
+    const summary = describeProblems(problems, "(component)");
     throw new HooklineError("invalid_component", `The component is not valid: ${summary}`, { problems });
   }
   return description;

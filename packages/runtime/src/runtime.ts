@@ -6,6 +6,7 @@
 import {
   type ComponentDescription,
   describeComponent,
+  describeProblems,
   HooklineError,
   type PropDescription,
 } from "@hookline/core";
@@ -236,7 +237,7 @@ class MountedInstance implements MountedComponent {
     if (description) result.returnValue = description.props;
     else {
       delete result.returnValue;
-      const summary = problems.map((p) => `${p.path}: ${p.message}`).join("; ");
+      const summary = describeProblems(problems);
       result.error = {
         code: "invalid_component",
         name: "TypeError",

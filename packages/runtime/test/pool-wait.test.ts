@@ -5,6 +5,7 @@
  * a wait past `pool.waitMs` fails with `service_unavailable`.
  */
 import { describe, expect, it } from "vitest";
+import type { PoolRuntime } from "../src/pool/pool-runtime.js";
 import { testRuntime } from "./_helpers.js";
 
 const HANG = "new Array(2 ** 32 - 1).join('');";
@@ -24,7 +25,8 @@ describe("pool: loads wait their turn", () => {
     const runtime = testRuntime({
       mode: "pool",
       pool: { size: 1, killAfterMs: 50 },
-      limits: { runTimeoutMs: 150 },
+      // Long enough that a fine load never meets it on a loaded machine; the hanging ones always do.
+      limits: { runTimeoutMs: 1000 },
     });
     try {
       const inputs = [hanging(0), fine(0), hanging(1), fine(1), hanging(2), fine(2)];
@@ -56,7 +58,13 @@ describe("pool: loads wait their turn", () => {
       limits: { runTimeoutMs: 150 },
     });
     try {
-      const [hang, waiting] = await Promise.allSettled([runtime.load(hanging(9)), runtime.load(fine(9))]);
+      // The hanging load holds the only thread before the other asks for one (bundling either may
+      // end first, so they are not started together).
+      const hangLoad = runtime.load(hanging(9));
+      hangLoad.catch(() => undefined);
+      const pool = runtime as unknown as PoolRuntime;
+      while (pool.threads.inFlight === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const [hang, waiting] = await Promise.allSettled([hangLoad, runtime.load(fine(9))]);
       expect(hang.status).toBe("rejected");
       expect(waiting).toMatchObject({
         status: "rejected",

@@ -9,7 +9,6 @@ import { migrate } from "./migrations.js";
 import { sqlAccounts } from "./sql/accounts.js";
 import { sqlApiKeys } from "./sql/api-keys.js";
 import { type AutovacuumOptions, startAutovacuum } from "./sql/autovacuum.js";
-import { createSqlContext, type SqlContext } from "./sql/context.js";
 import { sqlDataStores } from "./sql/data-stores.js";
 import { sqlDedupe } from "./sql/dedupe.js";
 import { sqlDeliveries } from "./sql/deliveries.js";
@@ -27,6 +26,7 @@ import { sqlQueue } from "./sql/queue.js";
 import { sqlReplays } from "./sql/replays.js";
 import { sqlSavedComponents } from "./sql/saved-components.js";
 import { sqlSettings } from "./sql/settings.js";
+import { createSqlContext, type SqlContext } from "./sql/sql-context.js";
 import { sqlSubscriptions } from "./sql/subscriptions.js";
 import { sqlTimers } from "./sql/timers.js";
 import { sqlWebhooks } from "./sql/webhooks.js";
@@ -35,7 +35,7 @@ import { sqlWorkspaces } from "./sql/workspaces.js";
 
 export type { NotifyOptions } from "./_notify.js";
 export type { AutovacuumOptions } from "./sql/autovacuum.js";
-export type { SqlContext } from "./sql/context.js";
+export type { SqlContext } from "./sql/sql-context.js";
 
 /** Options of {@link createSqlStore}. */
 export interface SqlStoreOptions {

@@ -6,7 +6,6 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 // Only types at the top: the engine loads when `pd serve` runs, so other commands start fast.
-import type { EngineWorkerOptions, Hookline } from "@hookline/engine";
 import type { Store } from "@hookline/store";
 import type { StatementObserver } from "@hookline/store-sql";
 import type { Logger } from "pino";

@@ -12,6 +12,7 @@ import { HooklineError, retryDelay } from "@hookline/core";
 import type { InvocationResult } from "@hookline/runtime";
 import type { Execution, ExecutionError, ExecutionPatch, ExecutionStep, Workflow } from "@hookline/store";
 import type { EngineContext } from "../context.js";
+import { errorReply, jsonReply } from "../http-event.js";
 import { runtimeProps } from "../mounts.js";
 import type { IngressResponse } from "../types.js";
 import {
@@ -33,7 +34,7 @@ import {
 import { readEnv } from "./env.js";
 import { errorsEvent } from "./errors-event.js";
 import { runBudget } from "./run-size.js";
-import { carryOutSends, emitFromWorkflow, json, replyFor } from "./step-effects.js";
+import { carryOutSends, emitFromWorkflow, replyFor } from "./step-effects.js";
 import { type PreparedStep, prepareStep, type StepCache, stepSandbox } from "./steps.js";
 import { wfStores } from "./stores.js";
 
@@ -41,9 +42,6 @@ export { emitFromWorkflow } from "./step-effects.js";
 
 /** How long a node holds a running execution before another may take it over (renewed per step). */
 export const EXECUTION_LEASE_MS = 5 * 60_000;
-
-/** The channel a failed run emits on. */
-export const ERRORS_CHANNEL = "$errors";
 
 /** What the caller of a run wants to hear. @internal */
 export interface RunHooks {
@@ -394,16 +392,14 @@ async function finishRun(
     end.answer(
       end.pendingReply ??
         (ended
-          ? json(500, {
-              error: {
-                code: "no_response",
-                message:
-                  status === "failed"
-                    ? `The workflow failed before calling $.respond(): ${failure?.message ?? "error"}`
-                    : "The workflow finished without calling $.respond()",
-              },
-            })
-          : json(202, { success: true, execution_id: exe.id, status })),
+          ? errorReply(
+              500,
+              "no_response",
+              status === "failed"
+                ? `The workflow failed before calling $.respond(): ${failure?.message ?? "error"}`
+                : "The workflow finished without calling $.respond()",
+            )
+          : jsonReply(202, { success: true, execution_id: exe.id, status })),
     );
   }
   if (status === "failed") {

@@ -2,21 +2,13 @@
  * What a workflow step does besides its result: its `$.send.*` calls (carried out after the step),
  * its emits (stored with their deliveries), and its `$.respond()` replies (validated by core).
  */
-import { validateRespond } from "@hookline/core";
 import type { InvocationResult } from "@hookline/runtime";
 import type { Execution, Workflow } from "@hookline/store";
 import type { EngineContext } from "../context.js";
 import { commitEmits, screenEmits } from "../emit-pipeline.js";
-import { replyOf } from "../http-event.js";
+import { respondReply } from "../http-event.js";
 import type { IngressResponse } from "../types.js";
 import { sendExternal } from "./send-external.js";
-
-/** A JSON reply. @internal */
-export const json = (status: number, body: unknown): IngressResponse => ({
-  status,
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify(body),
-});
 
 /** Carries out a step's `$.send.*` calls; the first failing external send throws. @internal */
 export async function carryOutSends(
@@ -76,12 +68,7 @@ export async function emitFromWorkflow(
 /** The HTTP reply of a `$.respond()` call (`immediate` dropped), or 502 `invalid_respond`. @internal */
 export function replyFor(call: unknown, log: (level: string, message: string) => void): IngressResponse {
   const { immediate: _i, ...rest } = (call ?? {}) as Record<string, unknown>;
-  const { value, problems, warnings } = validateRespond(rest);
-  for (const w of warnings) log("warn", w);
-  if (!value) {
-    const message = `$.respond(): ${problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ")}`;
-    log("error", `invalid_respond: ${message}`);
-    return json(502, { error: { code: "invalid_respond", message } });
-  }
-  return replyOf(value);
+  const { reply, logs } = respondReply(rest, "$.respond()");
+  for (const line of logs) log(line.level, line.message);
+  return reply;
 }

@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import {
   type ComponentDescription,
+  describeProblems,
   envNamesOf,
   HooklineError,
   hasTemplate,
@@ -21,6 +22,7 @@ import type { EngineContext } from "../context.js";
 import { dataStoreBridge } from "../data-stores.js";
 import { fetchBridge } from "../mounts.js";
 import { netBridges } from "../net-bridges.js";
+import { componentNotFound } from "../not-found.js";
 
 /** A step's component, ready to run. @internal */
 export interface PreparedStep {
@@ -69,7 +71,7 @@ const label = (path: (string | number)[]) =>
 
 /** Problems of a step's component or props, as a 422 `invalid_workflow` naming `steps[i]...`. @internal */
 export function stepError(problems: Problem[]): HooklineError {
-  const message = problems.map((p) => `${p.path}: ${p.message}`).join("; ");
+  const message = describeProblems(problems);
   return new HooklineError("invalid_workflow", `Invalid workflow: ${message}`, { problems });
 }
 
@@ -139,7 +141,7 @@ export async function prepareStep(
         id !== undefined
           ? await ctx.store.savedComponents.get(workspaceId, id)
           : await componentFromKey(ctx, workspaceId, String(step.component_key));
-      if (!component) throw new HooklineError("not_found", `No component ${id} in this workspace`);
+      if (!component) throw componentNotFound(id);
       identity = component.id;
       savedComponentId = component.id;
       ({ bundle, description } = component);

@@ -4,7 +4,7 @@
  * node cluster), and sources (every stored event of the listened source and channel).
  */
 import {
-  DEFAULT_CHANNEL,
+  channelName,
   type HooklineError,
   nextFireAt,
   planTick,
@@ -14,18 +14,12 @@ import {
 } from "@hookline/core";
 import type { StoredEvent, Timer, Workflow } from "@hookline/store";
 import type { EngineContext } from "../context.js";
-import { type IngressRequest, toHttpEvent } from "../http-event.js";
+import { errorReply, type IngressRequest, jsonReply, toHttpEvent } from "../http-event.js";
 import type { IngressResponse } from "../types.js";
 import { type Executor, queueFull } from "./executor.js";
 import { checkEventSize } from "./run-size.js";
 import { wfStores } from "./stores.js";
 import type { TriggerCache } from "./trigger-cache.js";
-
-const json = (status: number, body: unknown): IngressResponse => ({
-  status,
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify(body),
-});
 
 /** The timer configuration of a timer trigger. */
 function timerConfig(trigger: Record<string, unknown>): TimerConfig {
@@ -73,33 +67,24 @@ export async function workflowIngress(
   request: IngressRequest,
 ): Promise<IngressResponse> {
   if (!wf.active) {
-    return json(404, {
-      error: { code: "not_found", message: "This workflow is inactive: activate it to receive requests" },
-    });
+    return errorReply(404, "not_found", "This workflow is inactive: activate it to receive requests");
   }
   const retryAfter = await queueFull(ctx, wf);
   if (retryAfter !== undefined) {
-    return {
-      ...json(429, {
-        error: {
-          code: "rate_limited",
-          message: `This workflow's queue is full (queue_size ${wf.limits?.queueSize})`,
-        },
-      }),
-      headers: { "content-type": "application/json", "retry-after": String(retryAfter) },
-    };
+    const message = `This workflow's queue is full (queue_size ${wf.limits?.queueSize})`;
+    return errorReply(429, "rate_limited", message, { headers: { "retry-after": String(retryAfter) } });
   }
   const event = toHttpEvent(request);
   try {
     checkEventSize(ctx.limits.maxExecutionBytes, event);
   } catch (error) {
     const { code, message, details } = error as HooklineError;
-    return json(413, { error: { code, message, details } });
+    return errorReply(413, code, message, { details });
   }
   const context = { trigger: "http", endpoint_id: wf.endpointId, ts: ctx.clock.now() };
   if (wf.trigger.custom_response !== true) {
     const exe = await executor.accept(wf, { trigger: "http", event, context });
-    return json(200, { success: true, execution_id: exe.id });
+    return jsonReply(200, { success: true, execution_id: exe.id });
   }
   return new Promise<IngressResponse>((resolve, reject) => {
     executor.runNow(wf, { trigger: "http", event, context }, { onRespond: resolve }).catch(reject);
@@ -135,7 +120,7 @@ export async function onSourceEvent(
 ): Promise<void> {
   if (!startsWorkflows(sourceId, event)) return;
   for (const wf of await triggers.bySource(workspaceId, sourceId)) {
-    if (((wf.trigger.event_name as string | undefined) ?? DEFAULT_CHANNEL) !== event.channel) continue;
+    if (channelName(wf.trigger.event_name as string | undefined) !== event.channel) continue;
     await executor.enqueue(wf, {
       trigger: "source",
       event: event.body,

@@ -13,8 +13,9 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:ht
 import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import type { TLSSocket } from "node:tls";
-import type { ErrorCode } from "@hookline/core";
-import { abortOnClose, headersOf, lightRequest, lightResponse, rawResponse } from "../_light.js";
+import { type ErrorCode, errorBody } from "@hookline/core";
+import { errorResponse } from "../_errors.js";
+import { abortOnClose, headersOf, lightRequest, rawResponse } from "../_lazy-request-response.js";
 
 /** A Web-standard handler, as `createHandler` returns. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -164,9 +165,7 @@ async function readRequest(
 
 /** A JSON error response in the REST API's shape. */
 export function jsonError(status: number, code: ErrorCode, message: string): Response {
-  return lightResponse(JSON.stringify({ error: { code, message } }), status, {
-    "content-type": "application/json; charset=utf-8",
-  });
+  return errorResponse(status, code, message);
 }
 
 /**
@@ -323,7 +322,7 @@ export function onClientError(error: Error & { code?: string }, socket: Duplex):
     return;
   }
   const [status, code, message] = clientErrorAnswer(error.code);
-  const body = JSON.stringify({ error: { code, message } });
+  const body = JSON.stringify(errorBody(code, message));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       "content-type: application/json; charset=utf-8\r\n" +

@@ -1,8 +1,9 @@
 /** Connected accounts in SQL, and their refresh leases. */
 import type { AccountPatch, AccountStore } from "@hookline/store";
 import { newAccount } from "@hookline/store/adapter";
-import { patcher, type SqlContext } from "./context.js";
 import { ACCOUNT, cols, toAccount } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
+import { patcher } from "./statement-text.js";
 
 /** The `SET` list of a patch (with `updated_at`), its values pushed onto `params`. */
 function patchSets(params: unknown[], patch: AccountPatch, now: number): string[] {

@@ -1,8 +1,8 @@
 /** API keys in SQL. */
 import type { ApiKeyStore } from "@hookline/store";
 import { newApiKey } from "@hookline/store/adapter";
-import type { SqlContext } from "./context.js";
 import { API_KEY, cols, toApiKey } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** The API keys of a SQL store. */
 export function sqlApiKeys(c: SqlContext): ApiKeyStore {

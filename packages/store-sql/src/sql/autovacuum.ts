@@ -11,7 +11,7 @@
  * background client: on the PGlite thread they wait while a request's statement is in flight.
  */
 import type { SqlRow } from "../clients.js";
-import type { SqlContext } from "./context.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** Options of PGlite's autovacuum (`SqlStoreOptions.autovacuum`). */
 export interface AutovacuumOptions {

@@ -3,8 +3,8 @@ import { newId } from "@hookline/core";
 import { type DataStore, type DataStoreRecord, type DataStoreStore, StoreError } from "@hookline/store";
 import { compareText } from "@hookline/store/adapter";
 import type { SqlRow } from "../clients.js";
-import type { SqlContext } from "./context.js";
 import { fromJson, str, toJson } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 const STORE_COLS = "id, workspace_id, name, created_at, updated_at";
 /** A live record of store $2 of workspace $1 at time $3 (the condition, with alias r). */

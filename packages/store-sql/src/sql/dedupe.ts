@@ -1,7 +1,7 @@
 /** Dedupe state in SQL (written by the emit commit). */
 import type { DedupeStore } from "@hookline/store";
-import type { SqlContext } from "./context.js";
 import { fromJson } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** The dedupe state of a SQL store. */
 export function sqlDedupe(c: SqlContext): DedupeStore {

@@ -2,8 +2,9 @@
 import type { Delivery, DeliveryStore, DeliveryWithEvent, StoredEvent } from "@hookline/store";
 import { clampLimit, newDelivery, pageOf, parseIdCursor } from "@hookline/store/adapter";
 import type { SqlClient } from "../clients.js";
-import { countOf, placeholders, type SqlContext } from "./context.js";
 import { ATTEMPT, cols, DELIVERY, EVENT, toAttempt, toDelivery, toEvent, unprefix } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
+import { countOf, placeholders } from "./statement-text.js";
 
 /**
  * The state a delivery waits in (`d` being the row): `pending` when its webhook is enabled (or it is

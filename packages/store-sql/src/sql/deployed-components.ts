@@ -1,8 +1,9 @@
 /** Deployed components in SQL. */
 import type { DeployedComponentStore } from "@hookline/store";
 import { newDeployedComponent } from "@hookline/store/adapter";
-import { countOf, patcher, type SqlContext } from "./context.js";
 import { cols, DEPLOYED, toDeployed, toJson } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
+import { countOf, patcher } from "./statement-text.js";
 
 /** The deployed components of a SQL store. */
 export function sqlDeployedComponents(c: SqlContext): DeployedComponentStore {

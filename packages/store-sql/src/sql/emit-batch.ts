@@ -24,9 +24,9 @@
 import type { DedupeStrategy } from "@hookline/core";
 import type { AppendedEvent, Delivery } from "@hookline/store";
 import { decideDedupe } from "@hookline/store/adapter";
-import type { SqlContext } from "./context.js";
 import { atGroupEnd, type GroupScope, type GroupStatement } from "./group-commit.js";
 import { fromJson, str, toJson } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** One invocation's part of the batch: its events (whose `seq` the batch fills in) and their deliveries. */
 export interface EmitPart {

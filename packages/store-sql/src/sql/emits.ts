@@ -14,10 +14,10 @@ import {
   subscriptionFilter,
   targetsOf,
 } from "@hookline/store/adapter";
-import type { CachedTargets, SqlContext } from "./context.js";
 import { addToBatch, type EmitPart, StaleTargetsError, TARGETS_FINGERPRINT } from "./emit-batch.js";
 import type { GroupScope } from "./group-commit.js";
 import { fromJson, optStr, str } from "./rows.js";
+import type { CachedTargets, SqlContext } from "./sql-context.js";
 
 /**
  * The emitter's webhook subscriptions, oldest first, with their fingerprint. No lock: the write

@@ -1,7 +1,7 @@
 /** The workspace's environment variables in SQL (values encrypted by the caller). */
 import type { EnvStore } from "@hookline/store";
 import { compareText } from "@hookline/store/adapter";
-import type { SqlContext } from "./context.js";
+import type { SqlContext } from "./sql-context.js";
 import { toEnvVar } from "./workflow-rows.js";
 
 const ENV_COLUMNS = "workspace_id, name, value, created_at, updated_at";

@@ -13,9 +13,10 @@ import {
   parseSeqCursor,
   scanBudget,
 } from "@hookline/store/adapter";
-import { countOf, type SqlContext } from "./context.js";
 import { filterSql, UNINDEXED_BODY } from "./event-filter-sql.js";
 import { cols, EVENT, toEvent } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
+import { countOf } from "./statement-text.js";
 
 /**
  * One page of an emitter's events (see `EventStore.list`), the same page the memory store gives.

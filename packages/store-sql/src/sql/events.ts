@@ -1,8 +1,9 @@
 /** Events in SQL: reads, deletes and retention. */
 import type { EventStore, RetentionLimits } from "@hookline/store";
-import { cancelDeliveriesSql, countOf, type SqlContext } from "./context.js";
 import { listEvents } from "./event-list.js";
 import { cols, EVENT, toEvent } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
+import { cancelDeliveriesSql, countOf } from "./statement-text.js";
 
 /**
  * Retention for `table` (events or logs, both with `seq` and a `bytes` column) of one owner: the rule

@@ -7,8 +7,8 @@
  */
 import type { ClaimExecutionsOptions, Execution } from "@hookline/store";
 import type { SqlClient } from "../clients.js";
-import type { SqlContext } from "./context.js";
 import { cols } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 import { EXECUTION, STEPS_OF, toExecution } from "./workflow-rows.js";
 
 /** The columns an execution is read with (`t` the executions table). @internal */

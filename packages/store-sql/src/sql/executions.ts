@@ -6,9 +6,10 @@
  */
 import { type ExecutionQueue, type ExecutionStore, StoreError } from "@hookline/store";
 import { clampLimit, newExecution, pageOf, parseIdCursor } from "@hookline/store/adapter";
-import { patcher, type SqlContext } from "./context.js";
 import { claimExecutions, RETURNED } from "./execution-claim.js";
 import { toJson } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
+import { patcher } from "./statement-text.js";
 import { toExecution } from "./workflow-rows.js";
 
 /** The executions of a SQL store. */

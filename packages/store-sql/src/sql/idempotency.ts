@@ -1,8 +1,8 @@
 /** Idempotency keys in SQL. */
 import type { IdempotencyRecord, IdempotencyStore } from "@hookline/store";
 import type { SqlRow } from "../clients.js";
-import type { SqlContext } from "./context.js";
 import { str } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 const COLS = "workspace_id, key, fingerprint, status, body, locked_until, created_at, expires_at";
 

@@ -1,8 +1,8 @@
 /** The component `db` in SQL. */
 import type { KvEntry, KvStore } from "@hookline/store";
 import { compareText } from "@hookline/store/adapter";
-import type { SqlContext } from "./context.js";
 import { fromJson, str, toJson } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** The component db of a SQL store. */
 export function sqlKv(c: SqlContext): KvStore {

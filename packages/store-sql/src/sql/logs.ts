@@ -2,9 +2,10 @@
 import type { LogLine, LogStore } from "@hookline/store";
 import { clampLimit, encodeText, pageOf, parseSeqCursor } from "@hookline/store/adapter";
 import type { SqlClient } from "../clients.js";
-import { chunkRows, placeholders, type SqlContext } from "./context.js";
 import { trimSql } from "./events.js";
 import { cols, LOG, toLog } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
+import { chunkRows, placeholders } from "./statement-text.js";
 
 const COLUMNS = 5;
 

@@ -1,8 +1,8 @@
 /** OAuth clients and auth tickets in SQL. */
 import type { AuthTicket, AuthTicketStore, OAuthClientRecord, OAuthClientStore } from "@hookline/store";
 import type { SqlRow } from "../clients.js";
-import type { SqlContext } from "./context.js";
 import { fromJson, optStr, str } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 const CLIENT_COLS = "workspace_id, app, config, client_secret, created_at, updated_at";
 const TICKET_COLS = "kind, key, workspace_id, data, expires_at, created_at";

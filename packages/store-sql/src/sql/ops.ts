@@ -4,7 +4,7 @@
  */
 import type { QueueDepth, StoreHealth } from "@hookline/store";
 import { MIGRATIONS } from "../migrations.js";
-import type { SqlContext } from "./context.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** Postgres's "undefined table": the migrations table does not exist yet. */
 const UNDEFINED_TABLE = "42P01";

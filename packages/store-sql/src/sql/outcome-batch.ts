@@ -7,11 +7,11 @@
  * statement without a transaction around it (group-commit.ts, batch-only writes): one round trip.
  */
 import type { Attempt, ClaimedDelivery } from "@hookline/store";
-import type { SqlContext } from "./context.js";
 import { WAITING_STATE } from "./deliveries.js";
 import { atGroupEnd, type GroupScope, type GroupStatement } from "./group-commit.js";
 import { claimedOf, FLAGGED_SQL, leaseSetSql } from "./lease.js";
 import { cols, DELIVERY, EVENT, str, WEBHOOK } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** One `complete` of the batch; `completed` is set when the group's statement has run. */
 export interface Completion {

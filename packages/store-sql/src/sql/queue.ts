@@ -5,10 +5,10 @@
 import type { ClaimedDelivery, CompleteOptions, DeliveryQueue, Queue, TimerQueue } from "@hookline/store";
 import { compareText, newAttempt, newRequestDelivery } from "@hookline/store/adapter";
 import { type SqlClient, withTransaction } from "../clients.js";
-import type { SqlContext } from "./context.js";
 import { claimedOf, FLAGGED_SQL, leaseSetSql } from "./lease.js";
 import { addAttempt, addCompletion, type Completion } from "./outcome-batch.js";
 import { cols, DELIVERY, EVENT, TIMER, toJson, toTimer, WEBHOOK } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** The advisory lock key serializing claims that use `perWebhookLimit` (they count rows in flight). */
 const CLAIM_LOCK_KEY = 7_461_203_319;

@@ -2,9 +2,9 @@
 import { newId } from "@hookline/core";
 import type { Replay, ReplayStatus, ReplayStore } from "@hookline/store";
 import type { SqlRow } from "../clients.js";
-import type { SqlContext } from "./context.js";
 import { enqueueSql } from "./deliveries.js";
 import { fromJson, optStr, str, toJson } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 const REPLAY = [
   "id",

@@ -1,8 +1,8 @@
 /** Saved components in SQL. */
 import type { SavedComponentStore } from "@hookline/store";
 import { newestComponent, newSavedComponent } from "@hookline/store/adapter";
-import type { SqlContext } from "./context.js";
 import { cols, SAVED, toJson, toSaved } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** The saved components of a SQL store. */
 export function sqlSavedComponents(c: SqlContext): SavedComponentStore {

@@ -1,7 +1,7 @@
 /** Settings in SQL. */
 import type { SettingsStore } from "@hookline/store";
-import type { SqlContext } from "./context.js";
 import { str } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** The settings of a SQL store. */
 export function sqlSettings(c: SqlContext): SettingsStore {

@@ -1,9 +1,10 @@
 /** Subscriptions in SQL. */
-import { DEFAULT_CHANNEL } from "@hookline/core";
+import { channelName, DEFAULT_CHANNEL } from "@hookline/core";
 import { StoreError, type SubscriptionStore } from "@hookline/store";
 import { newSubscription } from "@hookline/store/adapter";
-import { countOf, type SqlContext } from "./context.js";
 import { cols, SUBSCRIPTION, toJson, toSubscription } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
+import { countOf } from "./statement-text.js";
 
 /** The subscriptions of a SQL store. */
 export function sqlSubscriptions(c: SqlContext): SubscriptionStore {
@@ -28,8 +29,8 @@ export function sqlSubscriptions(c: SqlContext): SubscriptionStore {
       const existing = await c.one(
         `SELECT ${cols(SUBSCRIPTION)} FROM subscriptions t
          WHERE t.workspace_id = $1 AND t.emitter_id = $2 AND t.listener_id = $3
-           AND coalesce(t.event_name, 'default') = $4`,
-        [row.workspaceId, row.emitterId, row.listenerId, row.eventName ?? DEFAULT_CHANNEL],
+           AND coalesce(t.event_name, '${DEFAULT_CHANNEL}') = $4`,
+        [row.workspaceId, row.emitterId, row.listenerId, channelName(row.eventName)],
       );
       if (!existing) throw new StoreError("conflict", "The subscription changed concurrently; retry");
       return { ...toSubscription(existing), created: false };
@@ -56,8 +57,8 @@ export function sqlSubscriptions(c: SqlContext): SubscriptionStore {
       const params: unknown[] = [workspaceId, match.emitterId, match.listenerId];
       let where = "workspace_id = $1 AND emitter_id = $2 AND listener_id = $3";
       if (match.eventName !== undefined) {
-        params.push(match.eventName ?? DEFAULT_CHANNEL);
-        where += " AND coalesce(event_name, 'default') = $4";
+        params.push(channelName(match.eventName));
+        where += ` AND coalesce(event_name, '${DEFAULT_CHANNEL}') = $4`;
       }
       const rows = await c.run(
         `WITH gone AS (DELETE FROM subscriptions WHERE ${where} RETURNING 1) SELECT count(*) AS n FROM gone`,

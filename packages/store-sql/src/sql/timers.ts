@@ -1,7 +1,7 @@
 /** Timer schedules in SQL (their ticks are claimed from the queue). */
 import type { TimerStore } from "@hookline/store";
-import type { SqlContext } from "./context.js";
 import { cols, TIMER, toTimer } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** The timer schedules of a SQL store. */
 export function sqlTimers(c: SqlContext): TimerStore {

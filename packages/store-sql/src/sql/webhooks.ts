@@ -1,8 +1,9 @@
 /** Webhooks in SQL, and what enabling, disabling and deleting one does to its deliveries. */
 import type { WebhookStore } from "@hookline/store";
 import { newWebhook } from "@hookline/store/adapter";
-import { cancelDeliveriesSql, countOf, patcher, type SqlContext } from "./context.js";
 import { cols, toJson, toWebhook, WEBHOOK } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
+import { cancelDeliveriesSql, countOf, patcher } from "./statement-text.js";
 
 /** The webhooks of a SQL store. */
 export function sqlWebhooks(c: SqlContext): WebhookStore {

@@ -1,8 +1,9 @@
 /** Workflows in SQL: their records, and what deleting one takes with it. */
 import { StoreError, type WorkflowStore } from "@hookline/store";
 import { clampLimit, compareText, newWorkflow, pageOf, parseIdCursor } from "@hookline/store/adapter";
-import { cancelDeliveriesSql, countOf, patcher, type SqlContext } from "./context.js";
 import { cols, toJson } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
+import { cancelDeliveriesSql, countOf, patcher } from "./statement-text.js";
 import { limitParams, toWorkflow, WORKFLOW } from "./workflow-rows.js";
 
 const taken = (endpointId: string): StoreError =>

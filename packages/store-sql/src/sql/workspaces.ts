@@ -1,8 +1,8 @@
 /** Workspaces in SQL. */
 import type { WorkspaceStore } from "@hookline/store";
 import { newWorkspace } from "@hookline/store/adapter";
-import type { SqlContext } from "./context.js";
 import { cols, toWorkspace, WORKSPACE } from "./rows.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** The workspaces of a SQL store. */
 export function sqlWorkspaces(c: SqlContext): WorkspaceStore {

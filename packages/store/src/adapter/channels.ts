@@ -1,22 +1,12 @@
 /** Which webhooks receive an event: subscription channel matching, the same in every adapter. */
 import {
-  DEFAULT_CHANNEL,
+  channelName,
   type FilterableEvent,
   type FilterNode,
   filterDocument,
   matchesFilter,
   parseEventFilter,
 } from "@hookline/core";
-
-/**
- * The channel a subscription's `eventName` means: `null`/absent is `default`.
- *
- * @example
- * ```ts
- * channelOf(null); // "default"
- * ```
- */
-export const channelOf = (eventName: string | null | undefined): string => eventName ?? DEFAULT_CHANNEL;
 
 /** A subscription of an emitter to a webhook, as the outbox sees it. */
 export interface DeliveryTarget {
@@ -49,7 +39,7 @@ export function targetsOf(
   const seen = new Set<string>();
   let doc: Record<string, unknown> | undefined;
   for (const target of targets) {
-    if (channelOf(target.eventName) !== channel || seen.has(target.webhookId)) continue;
+    if (channelName(target.eventName) !== channel || seen.has(target.webhookId)) continue;
     if (target.filter && event) {
       doc ??= filterDocument(event);
       if (!matchesFilter(target.filter, doc)) continue;

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-export { channelOf, type DeliveryTarget, subscriptionFilter, targetsOf } from "./channels.js";
+export { type DeliveryTarget, subscriptionFilter, targetsOf } from "./channels.js";
 export { type DedupeDecision, decideDedupe } from "./dedupe.js";
 export { eventMatches, hasConditions, scanBudget } from "./event-match.js";
 export { FAULT_POINTS, type FaultHook, type FaultPoint } from "./faults.js";

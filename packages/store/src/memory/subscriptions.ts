@@ -1,5 +1,5 @@
 /** Subscriptions in memory. */
-import { channelOf } from "../adapter/channels.js";
+import { channelName } from "@hookline/core";
 import { newSubscription } from "../adapter/rows.js";
 import type { SubscriptionStore } from "../types/index.js";
 import { copy } from "./copy.js";
@@ -10,13 +10,13 @@ export function memorySubscriptions(s: MemoryState): SubscriptionStore {
   return {
     async create(input) {
       s.open();
-      const channel = channelOf(input.eventName);
+      const channel = channelName(input.eventName);
       for (const sub of s.subscriptions.values()) {
         if (
           sub.workspaceId === input.workspaceId &&
           sub.emitterId === input.emitterId &&
           sub.listenerId === input.listenerId &&
-          channelOf(sub.eventName) === channel
+          channelName(sub.eventName) === channel
         ) {
           return { ...copy(sub), created: false };
         }
@@ -43,7 +43,7 @@ export function memorySubscriptions(s: MemoryState): SubscriptionStore {
           sub.workspaceId === workspaceId &&
           sub.emitterId === match.emitterId &&
           sub.listenerId === match.listenerId &&
-          (match.eventName === undefined || channelOf(sub.eventName) === channelOf(match.eventName))
+          (match.eventName === undefined || channelName(sub.eventName) === channelName(match.eventName))
         ) {
           s.subscriptions.delete(sub.id);
           count++;

@@ -3,7 +3,7 @@
 // private address at once, as a rebinding or a split-horizon name does.
 import type { LookupAddress } from "node:dns";
 import { describe, expect, it, vi } from "vitest";
-import { createGuardedLookup, SsrfError } from "./ssrf.js";
+import { createGuardedLookup, SsrfError } from "../src/ssrf.js";
 
 const TABLE: Record<string, LookupAddress[]> = {
   "public.test": [{ address: "93.184.216.34", family: 4 }],

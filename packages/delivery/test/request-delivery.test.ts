@@ -4,9 +4,9 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMemoryStore } from "@hookline/store";
 import { afterEach, describe, expect, it } from "vitest";
-import { generateWebhookSecret, verifyWebhook } from "./signature.js";
-import { createTransport } from "./transport.js";
-import { createDeliveryWorker } from "./worker.js";
+import { generateWebhookSecret, verifyWebhook } from "../src/signature.js";
+import { createTransport } from "../src/transport.js";
+import { createDeliveryWorker } from "../src/worker.js";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -5,10 +5,14 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMemoryStore, type Store } from "@hookline/store";
 import { afterEach, describe, expect, it } from "vitest";
+import { generateWebhookSecret } from "../src/signature.js";
+import { createTransport } from "../src/transport.js";
+import {
+  createDeliveryWorker,
+  type DeliveryAttemptReport,
+  type DeliveryWorkerOptions,
+} from "../src/worker.js";
 import { drivenWorker } from "../test/worker-driver.js";
-import { generateWebhookSecret } from "./signature.js";
-import { createTransport } from "./transport.js";
-import { createDeliveryWorker, type DeliveryAttemptReport, type DeliveryWorkerOptions } from "./worker.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

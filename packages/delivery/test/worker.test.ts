@@ -2,10 +2,10 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from "node:net";
 import { createMemoryStore, type Store } from "@hookline/store";
 import { afterEach, describe, expect, it } from "vitest";
+import { generateWebhookSecret, verifyWebhook } from "../src/signature.js";
+import { createTransport, type Transport } from "../src/transport.js";
+import { buildPayload, createDeliveryWorker, type DeliveryWorker, truncateUtf8 } from "../src/worker.js";
 import { type DrivenWorker, drivenWorker } from "../test/worker-driver.js";
-import { generateWebhookSecret, verifyWebhook } from "./signature.js";
-import { createTransport, type Transport } from "./transport.js";
-import { buildPayload, createDeliveryWorker, type DeliveryWorker, truncateUtf8 } from "./worker.js";
 
 const EMITTER = "dc_emitter";
 const START = 1_700_000_000_000;

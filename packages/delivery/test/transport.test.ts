@@ -1,9 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RequestTimeoutError } from "./guarded-send.js";
-import { SsrfError } from "./ssrf.js";
-import { createTransport } from "./transport.js";
+import { RequestTimeoutError } from "../src/guarded-send.js";
+import { SsrfError } from "../src/ssrf.js";
+import { createTransport } from "../src/transport.js";
 
 let server: http.Server;
 let base: string;

@@ -5,7 +5,7 @@ import {
   MAX_RETRY_AFTER_MS,
   nextRetryDelay,
   parseRetryAfter,
-} from "./retry-schedule.js";
+} from "../src/retry-schedule.js";
 
 describe("DEFAULT_RETRY_SCHEDULE_MS", () => {
   it("follows DESIGN.md's schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h", () => {

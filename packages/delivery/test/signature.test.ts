@@ -6,7 +6,7 @@ import {
   verifyWebhook,
   WebhookVerificationError,
   type WebhookVerificationErrorCode,
-} from "./signature.js";
+} from "../src/signature.js";
 
 const NOW = 1_700_000_000_000;
 const TS = NOW / 1000;

@@ -7,7 +7,7 @@ import {
   isPrivateAddress,
   SsrfError,
   type SsrfGuardOptions,
-} from "./ssrf.js";
+} from "../src/ssrf.js";
 
 describe("isPrivateAddress", () => {
   const privateAddresses = [

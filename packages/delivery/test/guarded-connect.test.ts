@@ -2,7 +2,7 @@ import net, { type AddressInfo } from "node:net";
 import tls from "node:tls";
 import selfsigned from "selfsigned";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGuardedConnector } from "./guarded-connect.js";
+import { createGuardedConnector } from "../src/guarded-connect.js";
 
 let plain: net.Server;
 let secure: tls.Server;
