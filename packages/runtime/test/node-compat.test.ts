@@ -218,6 +218,34 @@ describe("crypto on the host, as Node computes it", () => {
     expect(createPrivateKey(rsaPem).asymmetricKeyType).toBe("rsa");
   });
 
+  it("fills buffers with random bytes as Node does: randomFillSync, randomFill, randomBytes' callback", async () => {
+    // uuid's Node build (googleapis-common's multipart uploads) draws from crypto.randomFillSync.
+    const out = await run(
+      `
+      const pool = new Uint8Array(64);
+      const same = crypto.randomFillSync(pool) === pool;
+      const buf = Buffer.alloc(8);
+      crypto.randomFillSync(buf, 6);
+      const head = [...buf.subarray(0, 6)];
+      let range; try { crypto.randomFillSync(buf, 4, 10); } catch (e) { range = e.name; }
+      const filled = await new Promise((res, rej) => crypto.randomFill(new Uint32Array(4), 1, 2, (e, a) => (e ? rej(e) : res(a))));
+      const callback = await new Promise((res, rej) => crypto.randomBytes(5, (e, b) => (e ? rej(e) : res(b.length))));
+      return { same, varied: new Set(pool).size > 8, head, range, filledType: filled.constructor.name, first: filled[0], last: filled[3], callback };`,
+      {},
+      `import crypto from "crypto";`,
+    );
+    expect(out).toEqual({
+      same: true,
+      varied: true,
+      head: [0, 0, 0, 0, 0, 0],
+      range: "RangeError",
+      filledType: "Uint32Array",
+      first: 0,
+      last: 0,
+      callback: 5,
+    });
+  });
+
   it("ciphers (CBC, GCM with its tag), pbkdf2, scrypt and randomBytes give Node's bytes; crypto-js runs", async () => {
     const out = await run(
       `

@@ -30,14 +30,43 @@
       });
       return digestOut(b64, encoding);
     };
-    function randomBytes(n) {
-      return bytes.Buffer.from(callHost("crypto.random", n), "base64");
+    function randomBytes(n, callback) {
+      var out = bytes.Buffer.from(callHost("crypto.random", n), "base64");
+      if (typeof callback === "function") Promise.resolve().then(() => callback(null, out));
+      else return out;
+    }
+    // Fills `size` elements of a typed array (bytes of a buffer) from `offset`, as Node counts
+    // them (uuid's Node build calls this).
+    function randomFillSync(buf, offset, size) {
+      var unit = buf.BYTES_PER_ELEMENT || 1;
+      var length = (buf.byteLength || 0) / unit;
+      var start = offset === undefined ? 0 : offset;
+      var count = size === undefined ? length - start : size;
+      if (start < 0 || count < 0 || start + count > length)
+        throw new RangeError('The value of "offset" or "size" is out of range');
+      var view = new Uint8Array(buf.buffer || buf, (buf.byteOffset || 0) + start * unit, count * unit);
+      if (count > 0) view.set(randomBytes(count * unit));
+      return buf;
+    }
+    function randomFill(buf, offset, size, callback) {
+      var args = [offset, size, callback].filter((a) => a !== undefined);
+      var cb = args.pop();
+      var filled;
+      try {
+        filled = randomFillSync(buf, args[0], args[1]);
+      } catch (e) {
+        Promise.resolve().then(() => cb(e));
+        return;
+      }
+      Promise.resolve().then(() => cb(null, filled));
     }
     var mod = {
       createHash: (alg) => new Hasher("hash", alg),
       createHmac: (alg, key) => new Hasher("hmac", alg, key),
       randomUUID: () => callHost("crypto.uuid"),
       randomBytes: randomBytes,
+      randomFillSync: randomFillSync,
+      randomFill: randomFill,
       randomInt: (min, max) => {
         if (max === undefined) {
           max = min;
