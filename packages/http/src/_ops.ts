@@ -39,7 +39,9 @@ export type RequestObserver = (info: RequestInfo) => void;
 
 /** What serves `GET /metrics`: the text of every metric and its content type (prom-client's registry fits). */
 export interface MetricsSource {
+  /** The `Content-Type` of the text (Prometheus text format 0.0.4). */
   readonly contentType: string;
+  /** The text of every metric. */
   metrics(): Promise<string>;
 }
 

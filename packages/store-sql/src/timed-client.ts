@@ -10,7 +10,12 @@ export interface StatementObserver {
   /** One statement (or pipeline) ended after `durationMs`; `failed` when it threw. */
   observeStatement(durationMs: number, failed: boolean): void;
   /** Statements started and not ended (optional). */
-  statementsInFlight?: { inc(): void; dec(): void };
+  statementsInFlight?: {
+    /** A statement started. */
+    inc(): void;
+    /** A statement ended. */
+    dec(): void;
+  };
 }
 
 /**
