@@ -10,11 +10,10 @@
  */
 import { HooklineError, retryDelay } from "@hookline/core";
 import type { FlowPause, InvocationResult } from "@hookline/runtime";
-import type { Execution, ExecutionError, ExecutionPatch, ExecutionStep, Workflow } from "@hookline/store";
+import type { Execution, ExecutionError, ExecutionStep, Workflow } from "@hookline/store";
 import type { EngineContext } from "../context.js";
 import { errorReply, jsonReply } from "../http-event.js";
 import { runtimeProps } from "../mounts.js";
-import type { IngressResponse } from "../types.js";
 import {
   DEFAULT_MAX_RERUNS,
   DEFAULT_SUSPEND_MS,
@@ -34,27 +33,17 @@ import {
 import { readEnv } from "./env.js";
 import { errorsEvent } from "./errors-event.js";
 import { runBudget } from "./run-size.js";
+import type { Run, RunHooks, RunInfo } from "./run-state.js";
 import { carryOutSends, emitFromWorkflow, replyFor } from "./step-effects.js";
 import { type PreparedStep, prepareStep, type StepCache, stepSandbox } from "./steps.js";
 import { wfStores } from "./stores.js";
+
+export type { RunHooks } from "./run-state.js";
 
 export { emitFromWorkflow } from "./step-effects.js";
 
 /** How long a node holds a running execution before another may take it over (renewed per step). */
 export const EXECUTION_LEASE_MS = 5 * 60_000;
-
-/** What the caller of a run wants to hear. @internal */
-export interface RunHooks {
-  /** The HTTP trigger's answer (called at most once, when the trigger waits for `$.respond`). */
-  onRespond?(reply: IngressResponse): void;
-  /** The lease of a running execution (default {@link EXECUTION_LEASE_MS}). */
-  leaseMs?: number;
-  /**
-   * Where this run's prepared steps and sandboxes are cached instead of under the workflow's id:
-   * a test run of an unsaved draft (test-run.ts), whose steps differ from the stored ones.
-   */
-  cacheId?: string;
-}
 
 /** A step record before it ran. @internal */
 export function pendingStep(name: string): ExecutionStep {
@@ -101,49 +90,6 @@ function startRecord(ctx: EngineContext, before: ExecutionStep): ExecutionStep {
     // A rerun keeps its count and context, should its node die while it runs.
     ...(before.pause?.kind === "rerun" ? { pause: before.pause } : {}),
   };
-}
-
-/** What `$.context.run` holds: the runs of this step so far (1 on its first), and a rerun's context. */
-interface RunInfo {
-  runs: number;
-  context?: unknown;
-  callback_request?: unknown;
-}
-
-/**
- * One run of an execution, shared by the functions below that each own one part of it: the pause
- * it resumes from, a step's invocation, what a step's end or throw does to the run.
- */
-interface Run {
-  ctx: EngineContext;
-  cache: StepCache;
-  wf: Workflow;
-  exe: Execution;
-  /** Where prepared steps and sandboxes are cached (the workflow's id, or a draft's). */
-  cacheId: string;
-  /** The stored records of every step, updated as the run goes. */
-  records: ExecutionStep[];
-  /** `$` as steps see it: the trigger and each finished step's exports. */
-  steps: Record<string, unknown>;
-  /** The first step this run starts (those before it finished earlier). */
-  start: number;
-  /** One past the last step to run (a test run's `stop_after` ends earlier). */
-  end: number;
-  /** The run's size cap (run-size.ts). */
-  budget: ReturnType<typeof runBudget>;
-  /** `$.context.run` of the step this run starts at when it reruns (`$.flow.rerun`). */
-  rerun: RunInfo | undefined;
-  /** `succeeded` while steps go on; anything else ends the loop. */
-  status: Execution["status"];
-  exitReason: string | undefined;
-  failure: ExecutionError | undefined;
-  /** What the execution's last write adds: when it is due again. */
-  patch: ExecutionPatch;
-  /** The first `$.respond` that did not ask to answer at once. */
-  pendingReply: IngressResponse | undefined;
-  responded: boolean;
-  /** Answers the HTTP trigger (once). */
-  answer(reply: IngressResponse): void;
 }
 
 /**
