@@ -33,6 +33,7 @@ import {
 } from "./durable.js";
 import { readEnv } from "./env.js";
 import { errorsEvent } from "./errors-event.js";
+import { EXECUTION_LEASE_MS, keepLease } from "./lease.js";
 import { runBudget } from "./run-size.js";
 import { carryOutSends, emitFromWorkflow, replyFor } from "./step-effects.js";
 import { type PreparedStep, prepareStep, type StepCache, stepSandbox } from "./steps.js";
@@ -40,8 +41,7 @@ import { wfStores } from "./stores.js";
 
 export { emitFromWorkflow } from "./step-effects.js";
 
-/** How long a node holds a running execution before another may take it over (renewed per step). */
-export const EXECUTION_LEASE_MS = 5 * 60_000;
+export { EXECUTION_LEASE_MS };
 
 /** What the caller of a run wants to hear. @internal */
 export interface RunHooks {
@@ -427,24 +427,6 @@ function stepThrew(run: Run, i: number, record: ExecutionStep, error: unknown, l
     run.failure = { ...record.error };
   }
 }
-/**
- * Keeps the claim of a running execution: every third of the lease, while its steps run (however
- * long one step takes), the lease is extended by this node.
- */
-function keepLease(ctx: EngineContext, exe: Execution, leaseMs: number): { stop(): void } {
-  const { executions } = wfStores(ctx.store);
-  const timer = setInterval(
-    () => {
-      void executions
-        .update(exe.workspaceId, exe.id, { leaseExpiresAt: ctx.clock.now() + leaseMs })
-        .catch(() => undefined);
-    },
-    Math.max(50, Math.floor(leaseMs / 3)),
-  );
-  timer.unref?.();
-  return { stop: () => clearInterval(timer) };
-}
-
 /**
  * Writes where the run is (ended, paused or waiting for a retry), answers the trigger, emits
  * `$errors`. Undefined when the run was to pause but its resume URL was called while its step ran
