@@ -32,6 +32,7 @@ import {
 } from "./durable.js";
 import { readEnv } from "./env.js";
 import { errorsEvent } from "./errors-event.js";
+import { EXECUTION_LEASE_MS, keepLease } from "./lease.js";
 import { runBudget } from "./run-size.js";
 import type { Run, RunHooks, RunInfo } from "./run-state.js";
 import { carryOutSends, emitFromWorkflow, replyFor } from "./step-effects.js";
@@ -42,8 +43,7 @@ export type { RunHooks } from "./run-state.js";
 
 export { emitFromWorkflow } from "./step-effects.js";
 
-/** How long a node holds a running execution before another may take it over (renewed per step). */
-export const EXECUTION_LEASE_MS = 5 * 60_000;
+export { EXECUTION_LEASE_MS };
 
 /** A step record before it ran. @internal */
 export function pendingStep(name: string): ExecutionStep {
@@ -373,24 +373,6 @@ function stepThrew(run: Run, i: number, record: ExecutionStep, error: unknown, l
     run.failure = { ...record.error };
   }
 }
-/**
- * Keeps the claim of a running execution: every third of the lease, while its steps run (however
- * long one step takes), the lease is extended by this node.
- */
-function keepLease(ctx: EngineContext, exe: Execution, leaseMs: number): { stop(): void } {
-  const { executions } = wfStores(ctx.store);
-  const timer = setInterval(
-    () => {
-      void executions
-        .update(exe.workspaceId, exe.id, { leaseExpiresAt: ctx.clock.now() + leaseMs })
-        .catch(() => undefined);
-    },
-    Math.max(50, Math.floor(leaseMs / 3)),
-  );
-  timer.unref?.();
-  return { stop: () => clearInterval(timer) };
-}
-
 /**
  * Writes where the run is (ended, paused or waiting for a retry), answers the trigger, emits
  * `$errors`. Undefined when the run was to pause but its resume URL was called while its step ran
