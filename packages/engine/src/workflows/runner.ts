@@ -223,6 +223,7 @@ async function runSteps(run: Run): Promise<void> {
     } catch (error) {
       stepThrew(run, i, record, error, log);
     }
+    run.rerun = undefined; // a rerun's count and context are its step's: the next step runs afresh
     record.durationMs = performance.now() - started;
     // Durable before the next step starts: its end and the next one's start in one write. (The
     // last step's end, a pause, a retry or a failure are written with the execution, below.)
