@@ -171,6 +171,11 @@ async function placeholderProps(
       out[name] = { authProvisionId: id };
       continue;
     }
+    // A request builder's default (`{ method: "POST" }`) names no URL: a user fills one in.
+    if (prop.type === "http_request") {
+      out[name] = { ...(prop.default ?? { method: "GET" }), url: "https://placeholder.invalid/" };
+      continue;
+    }
     if (prop.optional || prop.default !== undefined) continue;
     const first = Array.isArray(prop.options) ? prop.options[0] : undefined;
     const option = first && typeof first === "object" ? first.value : first;
@@ -186,7 +191,6 @@ async function placeholderProps(
     else if (prop.type === "string" || prop.type === "any") out[name] = "placeholder";
     // A data store prop's value is the store's name; the engine creates it on first use.
     else if (prop.type === "data_store") out[name] = "placeholder";
-    else if (prop.type === "http_request") out[name] = { method: "GET", url: "https://placeholder.invalid/" };
     else if (prop.type === "sql") out[name] = { query: "SELECT 1", params: [] };
   }
   return out;
