@@ -165,10 +165,13 @@ export function hooklinePlugin(
       packages.set(name, used);
       return { path: result.path, namespace: "file" };
     }
-    // A package's own `require()` of a package nobody has is how Node code asks for an optional
-    // dependency (`try { require("supports-color") } catch {}`): as in Node, it fails only when
-    // it runs. The component's own imports, and static imports, still fail the bundle.
-    if (inFile && kindOf === "require-call") return { path: `${MISSING_PREFIX}${name}`, external: true };
+    // A package's own `require()` or `import()` of a package nobody has is how Node code asks for
+    // an optional dependency (`try { require("supports-color") } catch {}`, redis's
+    // `await import("@node-rs/xxhash")`, discord.js's `import("zlib-sync").catch(...)`): as in
+    // Node, it fails only when it runs. The component's own imports, and static imports, still
+    // fail the bundle.
+    if (inFile && (kindOf === "require-call" || kindOf === "dynamic-import"))
+      return { path: `${MISSING_PREFIX}${name}`, external: true };
     const where = tried.length > 0 ? tried.join(", ") : "no package resolver is configured";
     const why = reasons.length > 0 ? `: ${reasons.join("; ")}` : "";
     const asked = range || (wanted !== "*" ? wanted : "");
