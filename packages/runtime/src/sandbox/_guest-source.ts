@@ -31,7 +31,7 @@ const SHIMS = new Set(
   (
     "bytes channels clone component console crypto crypto-more describe events fetch format fs host intl path prop-options stack " +
     "platform process querystring stream timers unavailable url util web " +
-    "assert dns http http-message net zlib"
+    "assert dns http http-message http-request net zlib"
   ).split(" "),
 );
 /** Guest files generated from npm packages (scripts/vendor-guest.mjs): minified, read as they are. */

@@ -76,7 +76,13 @@ function bindProps(configured) {
   for (var name of Object.keys(props)) {
     var prop = props[name];
     var type = propType(prop);
-    if (type === "$.service.db" || type === "$.interface.http" || type === "app" || type === "data_store")
+    if (type === "http_request") self[name] = load("http-request").httpRequest(configured[name]);
+    else if (
+      type === "$.service.db" ||
+      type === "$.interface.http" ||
+      type === "app" ||
+      type === "data_store"
+    )
       self[name] = load("component").prop(type, prop, configured[name]);
     else if (configured[name] !== undefined) self[name] = configured[name];
   }
