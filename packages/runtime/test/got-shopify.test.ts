@@ -36,6 +36,7 @@ afterAll(async () => {
 /** The `http` bridge to Node, with every shop's origin replaced by the stand-in's. */
 function toStandIn(): HostBridges {
   const { http, net } = loopbackBridges();
+  if (!http) throw new Error("loopbackBridges() gives an http bridge");
   return {
     net,
     http: (request) => {
