@@ -4,9 +4,12 @@
 // component that reaches for its API gets an HTTP error from the stand-in: that, a network error,
 // a ConfigurationError of its own or a success count as behaving; a sandbox error does not.
 // Used by `npm run compat:run` (run-corpus.ts) and, on a small sample, by corpus-run.test.ts.
+import { fork } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { bundleComponent } from "@hookline/cli";
 import { createTransport, type Transport } from "@hookline/delivery";
 import { createHookline, type Hookline } from "@hookline/engine";
@@ -168,6 +171,11 @@ async function placeholderProps(
       out[name] = { authProvisionId: id };
       continue;
     }
+    // A request builder's default (`{ method: "POST" }`) names no URL: a user fills one in.
+    if (prop.type === "http_request") {
+      out[name] = { ...(prop.default ?? { method: "GET" }), url: "https://placeholder.invalid/" };
+      continue;
+    }
     if (prop.optional || prop.default !== undefined) continue;
     const first = Array.isArray(prop.options) ? prop.options[0] : undefined;
     const option = first && typeof first === "object" ? first.value : first;
@@ -183,17 +191,13 @@ async function placeholderProps(
     else if (prop.type === "string" || prop.type === "any") out[name] = "placeholder";
     // A data store prop's value is the store's name; the engine creates it on first use.
     else if (prop.type === "data_store") out[name] = "placeholder";
-    else if (prop.type === "http_request") out[name] = { method: "GET", url: "https://placeholder.invalid/" };
     else if (prop.type === "sql") out[name] = { query: "SELECT 1", params: [] };
   }
   return out;
 }
 
 /** Runs the components of `packages` (one at a time, so that stand-in hits belong to one). */
-export async function runCorpus(
-  packages: string[],
-  options: { limit?: number; match?: string; onResult?: (r: RunResult) => void } = {},
-): Promise<RunResult[]> {
+export async function runCorpus(packages: string[], options: RunCorpusOptions = {}): Promise<RunResult[]> {
   const standIn = await startStandIn();
   const runtime = createRuntime({
     resolvers: [nodeModulesResolver(ROOT)],
@@ -208,21 +212,14 @@ export async function runCorpus(
   const ws = (await hookline.workspaces.create({ name: "corpus-run" })).id;
   const accounts = new Map<string, string>();
   const results: RunResult[] = [];
-  const sdkOf = new Map<string, boolean>();
   try {
     for (const pkg of packages) {
-      const deps = (
-        await import(`${ROOT}/node_modules/@pipedream/${pkg}/package.json`, { with: { type: "json" } })
-      ).default.dependencies as Record<string, string> | undefined;
-      sdkOf.set(
-        pkg,
-        Object.keys(deps ?? {}).some((d) => !d.startsWith("@pipedream/")),
-      );
+      const sdk = packageImportsNpm(pkg);
       const files = componentFiles(pkg)
         .filter((path) => !options.match || path.includes(options.match))
         .slice(0, options.limit ?? Number.POSITIVE_INFINITY);
       for (const path of files) {
-        const result = await runOne(hookline, ws, accounts, standIn.hits, pkg, path, sdkOf.get(pkg) === true);
+        const result = await runOne(hookline, ws, accounts, standIn.hits, pkg, path, sdk);
         results.push(result);
         options.onResult?.(result);
       }
@@ -233,6 +230,74 @@ export async function runCorpus(
     await standIn.close();
   }
   return results;
+}
+
+/** Options of {@link runCorpus} and {@link runCorpusIsolated}. */
+export interface RunCorpusOptions {
+  limit?: number;
+  match?: string;
+  onResult?: (r: RunResult) => void;
+}
+
+/**
+ * {@link runCorpus} with each package in a child process of its own (_run-corpus-child.ts), one
+ * after the other: a package's sandboxes, bundles and engine go with its process, so a whole-corpus
+ * run does not carry 26 packages' worth of state. A child that dies (out of memory...) costs its
+ * package's remaining components, reported as `runner: ...` failures, not the run.
+ */
+export async function runCorpusIsolated(
+  packages: string[],
+  options: RunCorpusOptions = {},
+): Promise<RunResult[]> {
+  const results: RunResult[] = [];
+  for (const pkg of packages) {
+    const { onResult, ...rest } = options;
+    const files = componentFiles(pkg)
+      .filter((path) => !options.match || path.includes(options.match))
+      .slice(0, options.limit ?? Number.POSITIVE_INFINITY)
+      .map((path) => relative(`${ROOT}/node_modules/@pipedream`, path));
+    const done = new Set<string>();
+    const exit = await new Promise<number | null>((resolve, reject) => {
+      const child = fork(fileURLToPath(new URL("./_run-corpus-child.ts", import.meta.url)), [], {
+        execArgv: ["--conditions=@hookline/source", "--import", "tsx"],
+        cwd: ROOT,
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      });
+      child.on("message", (message) => {
+        if ((message as { done?: boolean }).done) return;
+        const result = message as RunResult;
+        done.add(result.file);
+        results.push(result);
+        onResult?.(result);
+      });
+      child.on("error", reject);
+      child.on("exit", (code) => resolve(code));
+      child.send({ pkg, options: rest });
+    });
+    for (const file of files.filter((f) => !done.has(f))) {
+      const result: RunResult = {
+        file,
+        pkg,
+        kind: file.split("/")[1] === "sources" ? "source" : "action",
+        sdk: packageImportsNpm(pkg),
+        behaves: false,
+        outcome: `runner: the package's process exited with ${exit} before this component`,
+      };
+      results.push(result);
+      onResult?.(result);
+    }
+  }
+  return results;
+}
+
+/** The package imports npm packages (a dependency besides `@pipedream/*`). */
+function packageImportsNpm(pkg: string): boolean {
+  const deps = (
+    JSON.parse(readFileSync(`${ROOT}/node_modules/@pipedream/${pkg}/package.json`, "utf8")) as {
+      dependencies?: Record<string, string>;
+    }
+  ).dependencies;
+  return Object.keys(deps ?? {}).some((d) => !d.startsWith("@pipedream/"));
 }
 
 async function runOne(
@@ -271,6 +336,8 @@ async function runOne(
       steps: { error?: { name?: string; message?: string } }[];
       error?: { message?: string };
     };
+    // Deleted once run: a workflow keeps its step's sandbox mounted for as long as it exists.
+    await hookline.workflows.delete(ws, (wf as { id: string }).id).catch(() => undefined);
     if (exe.status === "succeeded") return { ...base, kind, behaves: true, outcome: "ok" };
     const error = exe.steps.find((s) => s.error)?.error ?? exe.error ?? {};
     const message = `${(error as { name?: string }).name ?? "Error"}: ${error.message ?? exe.status}`;

@@ -2,9 +2,9 @@
 // (test/compat/_run-corpus.ts), prints the share that behaves, for components that import npm
 // packages and for self-contained ones, and groups the rest by cause. `--sdk` keeps to the
 // packages that import npm packages; `--limit N` takes N components per package; `--match TEXT`
-// only the components whose path contains TEXT.
+// only the components whose path contains TEXT. Each package runs in a child process of its own.
 import { corpusPackages } from "./_corpus.js";
-import { type RunResult, runCorpus } from "./_run-corpus.js";
+import { type RunResult, runCorpusIsolated } from "./_run-corpus.js";
 
 const args = process.argv.slice(2);
 const limitAt = args.indexOf("--limit");
@@ -16,7 +16,7 @@ const named = args.filter(
 );
 const packages = named.length > 0 ? named : corpusPackages();
 const started = Date.now();
-const results = await runCorpus(packages, {
+const results = await runCorpusIsolated(packages, {
   ...(limit ? { limit } : {}),
   ...(match ? { match } : {}),
   onResult: (r) =>

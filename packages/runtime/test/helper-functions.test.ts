@@ -145,4 +145,88 @@ describe("@pipedream/helper_functions actions, unchanged", () => {
     ]);
     mounted.dispose();
   });
+
+  it("send-http-request: the http_request prop's execute() sends the configured request through fetch", async () => {
+    const seen: Parameters<NonNullable<HostBridges["fetch"]>>[0][] = [];
+    const fetch: HostBridges["fetch"] = async (req) => {
+      seen.push(req);
+      const ok = !req.url.includes("/refused");
+      return {
+        status: ok ? 201 : 401,
+        statusText: ok ? "Created" : "Unauthorized",
+        headers: { "content-type": "application/json", "x-id": "r1" },
+        body: JSON.stringify(ok ? { id: "r1" } : { error: "bad token" }),
+      };
+    };
+    // Pipedream's request builder keeps headers and params as name-value lists, the body as fields.
+    const httpRequest = {
+      method: "POST",
+      url: "https://hooks.example.com/in?x=1",
+      headers: [
+        { name: "X-Trace", value: "t1" },
+        { name: "", value: "ignored" },
+      ],
+      params: [{ name: "q", value: "a b" }],
+      auth: { type: "basic", username: "u", password: "p" },
+      body: {
+        type: "fields",
+        fields: [
+          { name: "hello", value: "world" },
+          { name: "n", value: 2 },
+        ],
+      },
+    };
+    const r = await run("send-http-request", { httpRequest }, { fetch });
+    expect(r.returnValue).toEqual({
+      status: 201,
+      statusText: "Created",
+      headers: { "content-type": "application/json", "x-id": "r1" },
+      data: { id: "r1" },
+    });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({
+      method: "POST",
+      url: "https://hooks.example.com/in?x=1&q=a+b",
+      headers: {
+        "x-trace": "t1",
+        authorization: `Basic ${Buffer.from("u:p").toString("base64")}`,
+        "content-type": "application/json",
+      },
+      body: '{"hello":"world","n":2}',
+    });
+
+    // A raw body with its content type, a bearer token; a refusal rejects as axios does.
+    const refused = await action(
+      "send-http-request",
+      {
+        httpRequest: {
+          method: "put",
+          url: "https://hooks.example.com/refused",
+          headers: { Accept: "text/plain" },
+          auth: { type: "bearer", token: "tok" },
+          body: { type: "raw", contentType: "text/csv", raw: "a,b\n1,2" },
+        },
+      },
+      { fetch },
+    );
+    const failed = await refused.runAction({});
+    refused.dispose();
+    expect(failed.error).toMatchObject({ name: "Error", message: "Request failed with status code 401" });
+    expect(seen[1]).toMatchObject({
+      method: "PUT",
+      url: "https://hooks.example.com/refused",
+      headers: { accept: "text/plain", authorization: "Bearer tok", "content-type": "text/csv" },
+      body: "a,b\n1,2",
+    });
+
+    // Without a URL (the action's default is only `{ method: "POST" }`): a clear error, no request.
+    const bare = await action("send-http-request", { httpRequest: { method: "POST" } }, { fetch });
+    const none = await bare.runAction({});
+    bare.dispose();
+    expect(none.error).toMatchObject({
+      name: "TypeError",
+      message: "this http_request prop has no URL configured",
+    });
+    expect(seen).toHaveLength(2);
+  });
 });

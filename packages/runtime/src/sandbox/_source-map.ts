@@ -1,59 +1,115 @@
 /**
  * Maps stack frames of a bundle back to the component's own files and lines, using the inline
- * source map esbuild appends. Decoding is lazy: only an error with a stack pays for it.
+ * source map esbuild appends. Decoding is lazy: only an error with a stack pays for it. Decoded
+ * maps live in one cache per thread, keyed by the bundle and bounded by their size, not in the
+ * mapper: a mounted sandbox that once threw does not keep its bundle's decoded map for as long as
+ * it is mounted (an SDK bundle's is millions of segments; kept by every mounted step and source,
+ * they filled the heap of `npm run compat:run`).
  */
+import { LRUCache } from "lru-cache";
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const B64_INDEX = new Map([...B64].map((c, i) => [c, i]));
+/** Base64 digit of each character code (0 for a character that is not one). */
+const B64_INDEX = new Uint8Array(128);
+for (let i = 0; i < B64.length; i++) B64_INDEX[B64.charCodeAt(i)] = i;
 
 interface RawMap {
   sources: string[];
   mappings: string;
 }
 
-/** Per generated line: sorted [generatedColumn, sourceIndex, originalLine, originalColumn]. */
-type Segments = number[][];
-
-function decodeVlq(segment: string): number[] {
-  const values: number[] = [];
-  let shift = 0;
-  let value = 0;
-  for (const ch of segment) {
-    const digit = B64_INDEX.get(ch) ?? 0;
-    value += (digit & 31) << shift;
-    if (digit & 32) shift += 5;
-    else {
-      values.push(value & 1 ? -(value >>> 1) : value >>> 1);
-      value = 0;
-      shift = 0;
-    }
-  }
-  return values;
+/**
+ * A bundle's decoded map: its sources (without their content) and its segments, four numbers each
+ * (generatedColumn, sourceIndex, originalLine, originalColumn), sorted by generated line then
+ * column in one flat array (16 bytes a segment); line `n`'s are those from `lineStart[n]` to
+ * `lineStart[n + 1]` (in segments).
+ */
+interface Decoded {
+  sources: string[];
+  segments: Int32Array;
+  lineStart: Uint32Array;
 }
 
-function decodeMappings(mappings: string): Segments[] {
-  const lines: Segments[] = [];
+/** Segments the cache holds at most, over all its maps (16 bytes each: 64 MB). */
+const CACHE_SEGMENTS = 4_000_000;
+
+/** The decoded maps of recently mapped bundles (`{ none: true }`: the bundle has none). */
+const decodedMaps = new LRUCache<string, Decoded | { none: true }>({
+  maxSize: CACHE_SEGMENTS,
+  sizeCalculation: (d) => ("segments" in d ? Math.max(1, d.segments.length / 4) : 1),
+});
+
+/** How many bundles the cache holds now (for tests). @internal */
+export function decodedMapCount(): number {
+  return decodedMaps.size;
+}
+
+/**
+ * Decodes the mappings in one pass over their characters (a large SDK's are megabytes): segments
+ * of four or five fields are kept, a one-field segment only moves the generated column.
+ */
+function decodeMappings(mappings: string): Omit<Decoded, "sources"> {
+  let values = new Int32Array(4096);
+  let count = 0;
+  const starts: number[] = [0];
+  const field = [0, 0, 0, 0];
+  let fields = 0;
+  let value = 0;
+  let shift = 0;
+  let generated = 0;
   let source = 0;
   let line = 0;
   let column = 0;
-  for (const text of mappings.split(";")) {
-    const segments: Segments = [];
-    let generated = 0;
-    if (text !== "") {
-      for (const part of text.split(",")) {
-        const v = decodeVlq(part);
-        generated += v[0] ?? 0;
-        if (v.length >= 4) {
-          source += v[1] ?? 0;
-          line += v[2] ?? 0;
-          column += v[3] ?? 0;
-          segments.push([generated, source, line, column]);
-        }
+  const endSegment = () => {
+    if (fields > 0) generated += field[0] ?? 0;
+    if (fields >= 4) {
+      source += field[1] ?? 0;
+      line += field[2] ?? 0;
+      column += field[3] ?? 0;
+      if (count + 4 > values.length) {
+        const grown = new Int32Array(values.length * 2);
+        grown.set(values);
+        values = grown;
+      }
+      values[count++] = generated;
+      values[count++] = source;
+      values[count++] = line;
+      values[count++] = column;
+    }
+    fields = 0;
+  };
+  for (let i = 0; i < mappings.length; i++) {
+    const code = mappings.charCodeAt(i);
+    if (code === 59 /* ; */) {
+      endSegment();
+      starts.push(count / 4);
+      generated = 0;
+    } else if (code === 44 /* , */) endSegment();
+    else {
+      const digit = B64_INDEX[code] ?? 0;
+      value += (digit & 31) << shift;
+      if (digit & 32) shift += 5;
+      else {
+        if (fields < 4) field[fields] = value & 1 ? -(value >>> 1) : value >>> 1;
+        fields++;
+        value = 0;
+        shift = 0;
       }
     }
-    lines.push(segments);
   }
-  return lines;
+  endSegment();
+  starts.push(count / 4);
+  return { segments: values.slice(0, count), lineStart: Uint32Array.from(starts) };
+}
+
+/** The bundle's decoded map, from the cache or decoded now; undefined when it has none. */
+function decodedOf(code: string): Decoded | undefined {
+  const hit = decodedMaps.get(code);
+  if (hit) return "segments" in hit ? hit : undefined;
+  const map = readInlineMap(code);
+  const decoded = map ? { sources: map.sources, ...decodeMappings(map.mappings) } : undefined;
+  decodedMaps.set(code, decoded ?? { none: true });
+  return decoded;
 }
 
 /** Finds the inline source map of a bundle, or undefined. */
@@ -92,29 +148,28 @@ export function ownFrames(stack: string): string {
  * was prefixed with `firstLineOffset` characters; the sandbox's own frames are left out.
  */
 export function createStackMapper(code: string, file: string, firstLineOffset: number): StackMapper {
-  let decoded: { map: RawMap; lines: Segments[] } | null | undefined;
   const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const frame = new RegExp(`${escaped}:(\\d+)(?::(\\d+))?`, "g");
   return (stack) => {
-    if (decoded === undefined) {
-      const map = readInlineMap(code);
-      decoded = map ? { map, lines: decodeMappings(map.mappings) } : null;
-    }
-    const d = decoded;
+    frame.lastIndex = 0;
+    if (!frame.test(stack)) return ownFrames(stack);
+    const d = decodedOf(code);
     if (!d) return ownFrames(stack);
     const mapped = stack.replace(frame, (whole, lineText: string, columnText?: string) => {
       const line = Number(lineText) - 1;
       let column = columnText === undefined ? 0 : Number(columnText) - 1;
       if (line === 0) column = Math.max(0, column - firstLineOffset);
-      const segments = d.lines[line];
-      if (!segments || segments.length === 0) return whole;
-      let best = segments[0] as number[];
-      for (const seg of segments) {
-        if ((seg[0] ?? 0) <= column) best = seg;
-        else break;
-      }
-      const source = (d.map.sources[best[1] ?? 0] ?? file).replace(/^hookline:\/component\/(?:_\/)*/, "");
-      return `${source}:${(best[2] ?? 0) + 1}:${(best[3] ?? 0) + 1}`;
+      const first = d.lineStart[line];
+      const end = d.lineStart[line + 1];
+      if (first === undefined || end === undefined || end === first) return whole;
+      const { segments } = d;
+      let best = first * 4;
+      for (let at = best + 4; at < end * 4 && (segments[at] ?? 0) <= column; at += 4) best = at;
+      const source = (d.sources[segments[best + 1] ?? 0] ?? file).replace(
+        /^hookline:\/component\/(?:_\/)*/,
+        "",
+      );
+      return `${source}:${(segments[best + 2] ?? 0) + 1}:${(segments[best + 3] ?? 0) + 1}`;
     });
     return ownFrames(mapped);
   };
