@@ -26,7 +26,7 @@ export interface RunResult {
   behaves: boolean;
   /**
    * `ok`, `api` (reached the stand-in or the network), `input` (refused its placeholder input), or
-   * `sandbox: ...` / `other: ...` and the cause.
+   * `sandbox: ...` / `component: ...` (fails on Node too) / `other: ...` and the cause.
    */
   outcome: string;
   message?: string;
@@ -43,6 +43,16 @@ const SANDBOX = [
   /native addon|Cannot find module/,
   /Top-level await/,
 ];
+/**
+ * Failures of the component's own code, which fail the same way on Node (each checked by running
+ * the component's file with Node): counted as failures, as `component: ...`, not as the sandbox's.
+ */
+const ON_NODE_TOO: Record<string, RegExp> = {
+  // `for (url of this.rss_feeds)` in an ES module: strict mode, ReferenceError on Node too.
+  "helper_functions/actions/retrieve-all-rss-stories/retrieve-all-rss-stories.mjs": /'url' is not defined/,
+  "helper_functions/actions/retrieve-new-rss-stories/retrieve-new-rss-stories.mjs": /'url' is not defined/,
+};
+
 /** Errors that show the component ran until it reached for its API. */
 const BEHAVES = [
   /status code 4\d\d|\b4\d\d\b.*(Unauthorized|Forbidden|Not Found|stand-in)|stand-in/i,
@@ -66,7 +76,8 @@ const INPUT = [
  * placeholder data); otherwise a network or HTTP error, or a ConfigurationError of its own, did
  * too. The rest did not: sandbox errors (`sandbox: ...`) and anything else (`other: ...`).
  */
-function classify(message: string, reached: boolean): { behaves: boolean; outcome: string } {
+function classify(message: string, reached: boolean, file = ""): { behaves: boolean; outcome: string } {
+  if (ON_NODE_TOO[file]?.test(message)) return { behaves: false, outcome: `component: ${cause(message)}` };
   if (reached || BEHAVES.some((re) => re.test(message))) return { behaves: true, outcome: "api" };
   if (INPUT.some((re) => re.test(message))) return { behaves: true, outcome: "input" };
   if (SANDBOX.some((re) => re.test(message)))
@@ -323,7 +334,7 @@ async function runOne(
       const run = await hookline.sources.run(ws, source.id, {});
       await hookline.sources.delete?.(ws, source.id).catch(() => undefined);
       if (!run.error) return { ...base, kind, behaves: true, outcome: "ok" };
-      const c = classify(`${run.error.name}: ${run.error.message}`, hits() > before);
+      const c = classify(`${run.error.name}: ${run.error.message}`, hits() > before, file);
       return { ...base, kind, ...c, message: run.error.message.slice(0, 200) };
     }
     const wf = await hookline.workflows.create(ws, {
@@ -341,10 +352,10 @@ async function runOne(
     if (exe.status === "succeeded") return { ...base, kind, behaves: true, outcome: "ok" };
     const error = exe.steps.find((s) => s.error)?.error ?? exe.error ?? {};
     const message = `${(error as { name?: string }).name ?? "Error"}: ${error.message ?? exe.status}`;
-    return { ...base, kind, ...classify(message, hits() > before), message: message.slice(0, 200) };
+    return { ...base, kind, ...classify(message, hits() > before, file), message: message.slice(0, 200) };
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string };
     const text = `${code ?? "error"}: ${message ?? String(error)}`;
-    return { ...base, kind, ...classify(text, hits() > before), message: text.slice(0, 200) };
+    return { ...base, kind, ...classify(text, hits() > before, file), message: text.slice(0, 200) };
   }
 }

@@ -1,10 +1,10 @@
 /**
  * More real SDKs in the sandbox, unchanged from npm, each against a loopback stand-in that asserts
  * the request it made: the AWS SDK v3 (a SigV4-signed SQS call: `hash.copy()`), jsonwebtoken 9
- * (an HMAC keyed by a secret `KeyObject`). Found by running ~50 SDKs that Pipedream components
+ * (an HMAC keyed by a secret `KeyObject`), jose 6 over `crypto.subtle`. Found by running ~50 SDKs that Pipedream components
  * import (issue 34).
  */
-import { createHash, createHmac } from "node:crypto";
+import { createHash, createHmac, createPublicKey, generateKeyPairSync, verify, webcrypto } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { InvocationResult, Runtime } from "../src/index.js";
 import { testRuntime } from "./_helpers.js";
@@ -101,5 +101,67 @@ describe("real SDKs", () => {
     });
     expect(signature).toBe(createHmac("sha256", "s3cret").update(`${header}.${payload}`).digest("base64url"));
     expect(event).toMatchObject({ sub: "ada", bad: "invalid signature" });
+  });
+
+  it("jose 6 over crypto.subtle: HS256, RS256 from a PKCS#8 key, ES256 from generateKey, checked by Node", async () => {
+    const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+    const event = (await run(
+      `import * as jose from "jose";`,
+      `const hs = await new jose.SignJWT({ sub: "ada" }).setProtectedHeader({ alg: "HS256" }).setIssuedAt(1700000000)
+        .sign(new TextEncoder().encode("a-secret-of-32-bytes-for-hs256!!"));
+      const rs = await new jose.SignJWT({ sub: "grace" }).setProtectedHeader({ alg: "RS256" })
+        .sign(await jose.importPKCS8(event.pem, "RS256"));
+      const pair = await jose.generateKeyPair("ES256", { extractable: true });
+      const es = await new jose.SignJWT({ sub: "es" }).setProtectedHeader({ alg: "ES256" }).sign(pair.privateKey);
+      const checked = await jose.jwtVerify(es, pair.publicKey);
+      let tampered; try { await jose.jwtVerify(es.slice(0, -4) + "AAAA", pair.publicKey); } catch (e) { tampered = e.code; }
+      const jwk = await jose.exportJWK(pair.publicKey);
+      const digest = Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode("abc"))).toString("hex");
+      const aes = await crypto.subtle.importKey("raw", new Uint8Array(16).fill(7), "AES-GCM", false, ["encrypt"]);
+      const sealed = Buffer.from(await crypto.subtle.encrypt({ name: "AES-GCM", iv: new Uint8Array(12) }, aes, new TextEncoder().encode("hi"))).toString("hex");
+      this.$emit({ hs, rs, es, jwk, sub: checked.payload.sub, tampered, digest, sealed, isKey: pair.publicKey instanceof CryptoKey });`,
+      { pem },
+    )) as Record<string, any>;
+    const [hsHeader, hsPayload, hsSignature] = String(event.hs).split(".");
+    expect(hsSignature).toBe(
+      createHmac("sha256", "a-secret-of-32-bytes-for-hs256!!")
+        .update(`${hsHeader}.${hsPayload}`)
+        .digest("base64url"),
+    );
+    const [rsHeader, rsPayload, rsSignature] = String(event.rs).split(".");
+    expect(
+      verify(
+        "sha256",
+        Buffer.from(`${rsHeader}.${rsPayload}`),
+        publicKey,
+        Buffer.from(String(rsSignature), "base64url"),
+      ),
+    ).toBe(true);
+    const [esHeader, esPayload, esSignature] = String(event.es).split(".");
+    const esKey = createPublicKey({ key: event.jwk, format: "jwk" });
+    expect(
+      verify(
+        "sha256",
+        Buffer.from(`${esHeader}.${esPayload}`),
+        { key: esKey, dsaEncoding: "ieee-p1363" },
+        Buffer.from(String(esSignature), "base64url"),
+      ),
+    ).toBe(true);
+    expect(event).toMatchObject({
+      sub: "es",
+      tampered: "ERR_JWS_SIGNATURE_VERIFICATION_FAILED",
+      isKey: true,
+    });
+    expect(event.digest).toBe(createHash("sha256").update("abc").digest("hex"));
+    const key = await webcrypto.subtle.importKey("raw", new Uint8Array(16).fill(7), "AES-GCM", false, [
+      "encrypt",
+    ]);
+    const sealed = await webcrypto.subtle.encrypt(
+      { name: "AES-GCM", iv: new Uint8Array(12) },
+      key,
+      Buffer.from("hi"),
+    );
+    expect(event.sealed).toBe(Buffer.from(sealed).toString("hex"));
   });
 });

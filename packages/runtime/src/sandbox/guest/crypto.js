@@ -110,6 +110,10 @@
       },
     };
     mod.webcrypto = { getRandomValues: mod.getRandomValues, randomUUID: mod.randomUUID };
+    // Web Crypto's `subtle` (guest/crypto-subtle.js), loaded on first use.
+    var subtle = () => S.load("crypto-subtle").subtle;
+    Object.defineProperty(mod.webcrypto, "subtle", { enumerable: true, get: subtle });
+    Object.defineProperty(mod, "subtle", { enumerable: true, get: subtle });
     // Signatures, ciphers, key derivation and keys (guest/crypto-more.js).
     return S.load("crypto-more").extend(mod);
   }

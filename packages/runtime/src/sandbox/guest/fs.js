@@ -456,8 +456,30 @@
     };
     return stream;
   }
-  fs.createReadStream = createReadStream;
-  fs.createWriteStream = createWriteStream;
+  // fs.ReadStream and fs.WriteStream: what the streams above are instances of (got checks a
+  // request body with `instanceof fs.ReadStream`; without the class, every got request failed with
+  // "invalid 'instanceof' right operand"). Called with or without `new`, they open one. The check
+  // is a mark on the stream, so that loading fs does not load the stream module.
+  var KIND = Symbol("fs stream");
+  function streamClass(name, create) {
+    var Class = {
+      [name]: function (p, options) {
+        return create(p, options);
+      },
+    }[name];
+    Object.defineProperty(Class, Symbol.hasInstance, {
+      value: (v) => v !== null && typeof v === "object" && v[KIND] === name,
+    });
+    return Class;
+  }
+  function marked(stream, name) {
+    Object.defineProperty(stream, KIND, { value: name });
+    return stream;
+  }
+  fs.createReadStream = (p, options) => marked(createReadStream(p, options), "ReadStream");
+  fs.createWriteStream = (p, options) => marked(createWriteStream(p, options), "WriteStream");
+  fs.ReadStream = streamClass("ReadStream", fs.createReadStream);
+  fs.WriteStream = streamClass("WriteStream", fs.createWriteStream);
   fs.Stats = Stats;
   fs.Dirent = Dirent;
   fs.promises = promises;
