@@ -12,6 +12,7 @@ import type { StateHolder } from "./_contexts.js";
 import { addWords, GOOGLEAPIS_INDEX, trimGoogleApis } from "./_googleapis.js";
 import type { ResolutionCache } from "./_resolution-cache.js";
 import { parseSpecifier } from "./_specifier.js";
+import { POLY1305_JS, SSH2_POLY1305 } from "./_ssh2.js";
 import type { PackageResolver } from "./types.js";
 
 /** Modules the sandbox provides itself; never bundled. */
@@ -273,6 +274,7 @@ export function hooklinePlugin(
         ),
         loader: "js",
       }));
+      b.onLoad({ filter: SSH2_POLY1305, namespace: "file" }, () => ({ contents: POLY1305_JS, loader: "js" }));
       b.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => ({
         contents: current().files.get(args.path) ?? "",
         loader: loaderFor(args.path),

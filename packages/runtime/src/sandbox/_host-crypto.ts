@@ -2,15 +2,17 @@
  * The `crypto` calls beyond digests that SDKs make (signatures, ciphers, key derivation, keys),
  * done by Node's own `crypto` on the host: the guest (guest/crypto-more.js) sends the whole input
  * of each operation as JSON, bytes in base64, and gets Node's result back. No state is kept here
- * between calls: a cipher's input is sent whole at `final()`.
+ * between calls: the guest keeps a cipher's state (see guest/crypto-more.js) and an ECDH private key.
  */
 import {
   constants,
   createCipheriv,
   createDecipheriv,
+  createECDH,
   createPrivateKey,
   createPublicKey,
   createSecretKey,
+  diffieHellman,
   generateKeyPairSync,
   getCiphers,
   getCurves,
@@ -187,6 +189,22 @@ export const CRYPTO_OPS = {
     const out = key.export(options as never) as string | Buffer;
     return typeof out === "string" ? { text: out } : { b64: out.toString("base64") };
   },
+  // ECDH on a named curve: new keys, or the secret of the guest's private key with a peer's public
+  // key (the guest keeps its private key, so no state stays here).
+  "crypto.ecdh": (arg: { curve: string; privateKey?: string; peer?: string }) => {
+    const ecdh = createECDH(arg.curve);
+    if (arg.privateKey === undefined) ecdh.generateKeys();
+    else ecdh.setPrivateKey(bytes(arg.privateKey));
+    return {
+      privateKey: ecdh.getPrivateKey().toString("base64"),
+      publicKey: ecdh.getPublicKey().toString("base64"),
+      ...(arg.peer === undefined ? {} : { secret: ecdh.computeSecret(bytes(arg.peer)).toString("base64") }),
+    };
+  },
+  "crypto.diffieHellman": (arg: { privateKey: KeyDesc; publicKey: KeyDesc }) =>
+    diffieHellman({ privateKey: keyObject(arg.privateKey), publicKey: keyObject(arg.publicKey) }).toString(
+      "base64",
+    ),
   "crypto.generateKeyPair": (arg: { type: string; options: Record<string, unknown> }) => {
     if (Number(arg.options.modulusLength ?? 0) > 4096)
       throw new RangeError("generateKeyPair: at most a 4096-bit modulus in the sandbox");

@@ -159,10 +159,27 @@
     var isEncoding = Buffer.isEncoding;
     Buffer.isEncoding = (enc) => isUrl(enc) || isEncoding(enc);
   }
+  // Node's undocumented per-encoding methods (`latin1Slice(start, end)`, `utf8Write(string, offset,
+  // length)`...), which ssh2 calls on every packet.
+  function addEncodingMethods(Buffer) {
+    var proto = Buffer.prototype;
+    for (var enc of ["utf8", "latin1", "ascii", "hex", "ucs2", "base64", "base64url"]) {
+      ((enc) => {
+        proto[enc + "Slice"] = function (start, end) {
+          return this.toString(enc, start === undefined ? 0 : start, end === undefined ? this.length : end);
+        };
+        proto[enc + "Write"] = function (string, offset, length) {
+          var at = offset === undefined ? 0 : offset;
+          return this.write(string, at, length === undefined ? this.length - at : length, enc);
+        };
+      })(enc);
+    }
+  }
   // Buffer is the `buffer` package's (guest/vendor/buffer.js): Node's API, range checks included.
   var bufferModule = S.load("vendor/buffer").modules.buffer;
   var Buffer = bufferModule.Buffer;
   addBase64url(Buffer);
+  addEncodingMethods(Buffer);
   var btoa = (s) => base64Encode(encodeString(String(s), "latin1"), false);
   var atob = (s) => decodeBytes(base64Decode(s), "latin1");
   var buffer = {

@@ -2,9 +2,12 @@
 // function with the shared scope S.
 // The `crypto` calls SDKs make beyond digests, each done by Node's crypto on the host
 // (sandbox/_host-crypto.ts): sign/verify, ciphers, pbkdf2, scrypt, hkdf, RSA encryption, keys
-// (KeyObject, generateKeyPair) and `constants`. A cipher sends its whole input to the host at
-// `final()`, so `update()` returns an empty Buffer and `final()` everything: concatenated, the
-// output is Node's.
+// (KeyObject, generateKeyPair), ECDH, `diffieHellman` and `constants`. The host keeps no state:
+// a stream cipher (AES-CTR, AES-GCM with a 12-byte IV, ChaCha20) streams, `update()` returning
+// the output of its input at once: the guest keeps the byte offset and the host runs the
+// keystream from the counter block of that offset (GCM's is AES-CTR from IV || 2; its input is
+// also sent whole at `final()` for the tag). Other ciphers send their whole input at `final()`,
+// so `update()` returns an empty Buffer and `final()` everything: concatenated, as Node's.
 (function (S) {
   var host = S.load("host");
   var callHost = host.callHost;
@@ -84,13 +87,70 @@
     };
     if (options && options.authTagLength !== undefined) this._arg.authTagLength = options.authTagLength;
     this._tag = undefined;
+    this._stream = streamOf(this._arg.algorithm, iv);
+  }
+  var encoded = (buf, encoding) => (encoding && encoding !== "buffer" ? buf.toString(encoding) : buf);
+  // How a stream cipher's keystream runs on the host: its CTR algorithm, first counter block, block
+  // size and counter (the last `width` bytes big-endian, or the first 4 little-endian).
+  function streamOf(algorithm, iv) {
+    // A copy: ssh2 changes its IV buffer after creating a cipher.
+    var ivBytes = iv === null || iv === undefined ? null : new Uint8Array(bytes.toBytes(iv));
+    var alg = algorithm.toLowerCase();
+    var aes = /^aes-(128|192|256)-(ctr|gcm)$/.exec(alg);
+    if (aes && aes[2] === "ctr" && ivBytes && ivBytes.length === 16)
+      return { alg: alg, base: ivBytes, block: 16, width: 16, offset: 0 };
+    if (aes && aes[2] === "gcm" && ivBytes && ivBytes.length === 12) {
+      var base = new Uint8Array(16);
+      base.set(ivBytes);
+      base[15] = 2;
+      return { alg: "aes-" + aes[1] + "-ctr", base: base, block: 16, width: 4, offset: 0, gcm: true };
+    }
+    if (alg === "chacha20" && ivBytes && ivBytes.length === 16)
+      return { alg: alg, base: ivBytes, block: 64, width: 4, offset: 0, littleEndian: true };
+    return null;
+  }
+  // The counter block `n` blocks after the stream's first.
+  function counterAt(st, n) {
+    var c = new Uint8Array(st.base);
+    var carry = n;
+    for (var k = 0; k < st.width && carry > 0; k++) {
+      var i = st.littleEndian ? k : 15 - k;
+      var sum = c[i] + (carry % 256);
+      c[i] = sum & 255;
+      carry = Math.floor(carry / 256) + (sum >> 8);
+    }
+    return c;
   }
   Cipher.prototype.update = function (data, inputEncoding, outputEncoding) {
-    this._arg.parts.push(b64(data, inputEncoding));
-    return outputEncoding && outputEncoding !== "buffer" ? "" : Buffer.alloc(0);
+    var st = this._stream;
+    if (!st) {
+      this._arg.parts.push(b64(data, inputEncoding));
+      return encoded(Buffer.alloc(0), outputEncoding);
+    }
+    var input = bytes.toBytes(data, inputEncoding);
+    if (st.gcm) this._arg.parts.push(b64(input));
+    var skip = st.offset % st.block;
+    var padded = new Uint8Array(skip + input.length);
+    padded.set(input, skip);
+    var r = callHost("crypto.cipher", {
+      decipher: false,
+      algorithm: st.alg,
+      key: this._arg.key,
+      iv: b64(counterAt(st, Math.floor(st.offset / st.block))),
+      parts: [b64(padded)],
+    });
+    st.offset += input.length;
+    return encoded(Buffer.from(r.out, "base64").subarray(skip), outputEncoding);
   };
   Cipher.prototype.final = function (outputEncoding) {
+    var st = this._stream;
+    if (st && !st.gcm) return encoded(Buffer.alloc(0), outputEncoding);
     var r = callHost("crypto.cipher", this._arg);
+    if (st) {
+      // GCM: the output went out at `update()`; the host computes the tag, or checks it.
+      this._tag = r.authTag;
+      return encoded(Buffer.alloc(0), outputEncoding);
+    }
     this._tag = r.authTag;
     return out(r.out, outputEncoding);
   };
@@ -179,6 +239,51 @@
     var r = callHost("crypto.generateKeyPair", { type: type, options: options || {} });
     return { publicKey: pairPart(r.publicKey), privateKey: pairPart(r.privateKey) };
   }
+  // ECDH on a named curve; the private key stays here, each call sends it to the host.
+  class ECDH {
+    constructor(curve) {
+      this._curve = String(curve);
+      this._keys = null;
+    }
+    _set(r) {
+      this._keys = {
+        privateKey: Buffer.from(r.privateKey, "base64"),
+        publicKey: Buffer.from(r.publicKey, "base64"),
+      };
+    }
+    generateKeys(encoding) {
+      this._set(callHost("crypto.ecdh", { curve: this._curve }));
+      return this.getPublicKey(encoding);
+    }
+    setPrivateKey(key, encoding) {
+      this._set(callHost("crypto.ecdh", { curve: this._curve, privateKey: b64(key, encoding) }));
+    }
+    getPublicKey(encoding) {
+      if (!this._keys) throw new Error("Failed to get ECDH public key");
+      return encoded(this._keys.publicKey, encoding);
+    }
+    getPrivateKey(encoding) {
+      if (!this._keys) throw new Error("Failed to get ECDH private key");
+      return encoded(this._keys.privateKey, encoding);
+    }
+    computeSecret(other, inputEncoding, outputEncoding) {
+      if (!this._keys) throw new Error("Failed to compute ECDH key");
+      var r = callHost("crypto.ecdh", {
+        curve: this._curve,
+        privateKey: b64(this._keys.privateKey),
+        peer: b64(other, inputEncoding),
+      });
+      return encoded(Buffer.from(r.secret, "base64"), outputEncoding);
+    }
+  }
+  function diffieHellman(options) {
+    var o = options || {};
+    if (!(o.privateKey instanceof KeyObject) || !(o.publicKey instanceof KeyObject))
+      throw new TypeError('The "options.privateKey" and "options.publicKey" properties must be KeyObjects');
+    return out(
+      callHost("crypto.diffieHellman", { privateKey: o.privateKey._desc, publicKey: o.publicKey._desc }),
+    );
+  }
   var rsa = (fn) => (key, data) => out(callHost("crypto.rsa", { fn: fn, key: keyArg(key), data: b64(data) }));
   var constants;
   var lists;
@@ -193,6 +298,8 @@
         createPrivateKey: createKey("private"),
         createCipheriv: (alg, key, iv, options) => new Cipher(false, alg, key, iv, options),
         createDecipheriv: (alg, key, iv, options) => new Cipher(true, alg, key, iv, options),
+        createECDH: (curve) => new ECDH(curve),
+        diffieHellman: diffieHellman,
         createSign: (alg) => new Signer(alg),
         createVerify: (alg) => new Signer(alg),
         sign: (alg, data, key, cb) => {
