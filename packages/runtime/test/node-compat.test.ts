@@ -298,6 +298,79 @@ describe("crypto on the host, as Node computes it", () => {
     expect(out.cjs).toBe(createHmac("sha256", "key").update("message").digest("hex"));
   });
 
+  it("stream ciphers (CTR, GCM, ChaCha20) return each update's output as Node does; ECDH and diffieHellman agree with Node", async () => {
+    // Updates that end mid-block, and a CTR counter that carries over its low bytes.
+    const sizes = [5, 20, 70, 1, 130];
+    const key = Buffer.alloc(32, 3);
+    const ctrIv = Buffer.from("000102030405060708090a0bfffffffe", "hex");
+    const nonce = Buffer.alloc(12, 9);
+    const chachaIv = Buffer.concat([Buffer.from([0xfe, 0xff, 0xff, 0xff]), nonce]);
+    const alice = (await import("node:crypto")).createECDH("prime256v1");
+    alice.generateKeys();
+    const x = generateKeyPairSync("x25519");
+    const out = await run(
+      `
+      const sizes = ${JSON.stringify(sizes)};
+      const key = Buffer.alloc(32, 3);
+      const chunks = (c) => sizes.map((n, i) => c.update(Buffer.alloc(n, i + 1)).toString("hex"));
+      const gcm = crypto.createCipheriv("aes-256-gcm", key, Buffer.alloc(12, 9));
+      gcm.setAAD(Buffer.from("head"));
+      const gcmParts = chunks(gcm); gcm.final();
+      const gd = crypto.createDecipheriv("aes-256-gcm", key, Buffer.alloc(12, 9));
+      gd.setAAD(Buffer.from("head")); gd.setAuthTag(gcm.getAuthTag());
+      const plain = gd.update(Buffer.from(gcmParts.join(""), "hex")); gd.final();
+      const bob = crypto.createECDH("prime256v1");
+      const bobPublic = bob.generateKeys("hex");
+      const y = crypto.generateKeyPairSync("x25519");
+      const latin = Buffer.from([0x53, 0x53, 0x48, 0xe9]);
+      const written = Buffer.alloc(8);
+      return {
+        ctr: chunks(crypto.createCipheriv("aes-256-ctr", key, Buffer.from("${ctrIv.toString("hex")}", "hex"))),
+        chacha: chunks(crypto.createCipheriv("chacha20", key, Buffer.from("${chachaIv.toString("hex")}", "hex"))),
+        gcm: gcmParts, tag: gcm.getAuthTag().toString("hex"), plainLength: plain.length,
+        bobPublic, bobPrivate: bob.getPrivateKey("hex"),
+        ecdhSecret: bob.computeSecret(Buffer.from("${alice.getPublicKey("hex")}", "hex")).toString("hex"),
+        yPublic: y.publicKey.export({ type: "spki", format: "der" }).toString("base64"),
+        yPrivate: y.privateKey.export({ type: "pkcs8", format: "der" }).toString("base64"),
+        x25519: crypto.diffieHellman({ privateKey: y.privateKey, publicKey: crypto.createPublicKey(${JSON.stringify(
+          x.publicKey.export({ type: "spki", format: "pem" }),
+        )}) }).toString("hex"),
+        latin1: latin.latin1Slice(0, 4), wrote: written.utf8Write("héllo", 1, 4), written: written.toString("hex"),
+      };`,
+      {},
+      `import crypto from "crypto";`,
+    );
+    const chunks = (c: { update: (b: Buffer) => Buffer }) =>
+      sizes.map((n, i) => c.update(Buffer.alloc(n, i + 1)).toString("hex"));
+    const gcm = createCipheriv("aes-256-gcm", key, nonce);
+    gcm.setAAD(Buffer.from("head"));
+    const gcmParts = chunks(gcm);
+    gcm.final();
+    const { createECDH, createPrivateKey: privateOf, diffieHellman } = await import("node:crypto");
+    const bob = createECDH("prime256v1");
+    bob.setPrivateKey(Buffer.from(out.bobPrivate, "hex"));
+    const y = {
+      publicKey: createPublicKey({ key: Buffer.from(out.yPublic, "base64"), format: "der", type: "spki" }),
+      privateKey: privateOf({ key: Buffer.from(out.yPrivate, "base64"), format: "der", type: "pkcs8" }),
+    };
+    expect(out).toEqual({
+      ctr: chunks(createCipheriv("aes-256-ctr", key, ctrIv)),
+      chacha: chunks(createCipheriv("chacha20", key, chachaIv)),
+      gcm: gcmParts,
+      tag: gcm.getAuthTag().toString("hex"),
+      plainLength: sizes.reduce((a, b) => a + b),
+      bobPublic: bob.getPublicKey("hex"),
+      bobPrivate: out.bobPrivate,
+      ecdhSecret: alice.computeSecret(bob.getPublicKey()).toString("hex"),
+      yPublic: out.yPublic,
+      yPrivate: out.yPrivate,
+      x25519: diffieHellman({ privateKey: x.privateKey, publicKey: y.publicKey }).toString("hex"),
+      latin1: "SSH\u00e9",
+      wrote: Buffer.from("héllo").subarray(0, 4).length,
+      written: Buffer.from([0, ...Buffer.from("héllo").subarray(0, 4), 0, 0, 0]).toString("hex"),
+    });
+  });
+
   it("bounds what the host derives synchronously", async () => {
     const out = await run(
       `
