@@ -2,7 +2,8 @@
  * `ssh2-sftp-client` (Pipedream's sftp components), unchanged from npm, in the sandbox against an
  * SFTP server on loopback: ssh2's own `Server` in this process, over an in-memory file tree. Each
  * case pins a key exchange and a cipher (the server records what was negotiated), so the paths
- * the guest needs are each exercised: curve25519 (`diffieHellman`), ECDH (`createECDH`),
+ * the guest needs are each exercised: curve25519 (`diffieHellman`), ECDH (`createECDH`), a MODP
+ * group (`createDiffieHellmanGroup`),
  * chacha20-poly1305 (the bundler's pure-JS Poly1305 for ssh2's WebAssembly one), AES-GCM and
  * AES-CTR (ciphers whose `update()` returns output).
  */
@@ -139,6 +140,7 @@ describe("ssh2-sftp-client in the sandbox", () => {
     ["curve25519-sha256", "chacha20-poly1305@openssh.com"],
     ["ecdh-sha2-nistp256", "aes128-gcm@openssh.com"],
     ["ecdh-sha2-nistp384", "aes256-ctr"],
+    ["diffie-hellman-group14-sha256", "aes128-ctr"],
   ])("puts, lists and gets a file over %s and %s", async (kex, cipher) => {
     files.clear();
     const { bundle, description } = await loaded;

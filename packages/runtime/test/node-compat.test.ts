@@ -298,7 +298,7 @@ describe("crypto on the host, as Node computes it", () => {
     expect(out.cjs).toBe(createHmac("sha256", "key").update("message").digest("hex"));
   });
 
-  it("stream ciphers (CTR, GCM, ChaCha20) return each update's output as Node does; ECDH and diffieHellman agree with Node", async () => {
+  it("stream ciphers (CTR, GCM, ChaCha20) return each update's output as Node does; ECDH, DH groups and diffieHellman agree with Node", async () => {
     // Updates that end mid-block, and a CTR counter that carries over its low bytes.
     const sizes = [5, 20, 70, 1, 130];
     const key = Buffer.alloc(32, 3);
@@ -308,6 +308,8 @@ describe("crypto on the host, as Node computes it", () => {
     const alice = (await import("node:crypto")).createECDH("prime256v1");
     alice.generateKeys();
     const x = generateKeyPairSync("x25519");
+    const modp = (await import("node:crypto")).getDiffieHellman("modp14");
+    modp.generateKeys();
     const out = await run(
       `
       const sizes = ${JSON.stringify(sizes)};
@@ -322,6 +324,9 @@ describe("crypto on the host, as Node computes it", () => {
       const bob = crypto.createECDH("prime256v1");
       const bobPublic = bob.generateKeys("hex");
       const y = crypto.generateKeyPairSync("x25519");
+      const dh = crypto.createDiffieHellmanGroup("modp14");
+      const dhPublic = dh.generateKeys("hex");
+      const dhSecret = dh.computeSecret(Buffer.from("${modp.getPublicKey("hex")}", "hex")).toString("hex");
       const latin = Buffer.from([0x53, 0x53, 0x48, 0xe9]);
       const written = Buffer.alloc(8);
       return {
@@ -335,6 +340,7 @@ describe("crypto on the host, as Node computes it", () => {
         x25519: crypto.diffieHellman({ privateKey: y.privateKey, publicKey: crypto.createPublicKey(${JSON.stringify(
           x.publicKey.export({ type: "spki", format: "pem" }),
         )}) }).toString("hex"),
+        dhPublic, dhSecret,
         latin1: latin.latin1Slice(0, 4), wrote: written.utf8Write("héllo", 1, 4), written: written.toString("hex"),
       };`,
       {},
@@ -365,6 +371,8 @@ describe("crypto on the host, as Node computes it", () => {
       yPublic: out.yPublic,
       yPrivate: out.yPrivate,
       x25519: diffieHellman({ privateKey: x.privateKey, publicKey: y.publicKey }).toString("hex"),
+      dhPublic: out.dhPublic,
+      dhSecret: modp.computeSecret(Buffer.from(out.dhPublic, "hex")).toString("hex"),
       latin1: "SSH\u00e9",
       wrote: Buffer.from("héllo").subarray(0, 4).length,
       written: Buffer.from([0, ...Buffer.from("héllo").subarray(0, 4), 0, 0, 0]).toString("hex"),

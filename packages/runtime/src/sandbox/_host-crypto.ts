@@ -8,6 +8,7 @@ import {
   constants,
   createCipheriv,
   createDecipheriv,
+  createDiffieHellman,
   createECDH,
   createPrivateKey,
   createPublicKey,
@@ -16,6 +17,7 @@ import {
   generateKeyPairSync,
   getCiphers,
   getCurves,
+  getDiffieHellman,
   hkdfSync,
   type KeyObject,
   pbkdf2Sync,
@@ -199,6 +201,31 @@ export const CRYPTO_OPS = {
       privateKey: ecdh.getPrivateKey().toString("base64"),
       publicKey: ecdh.getPublicKey().toString("base64"),
       ...(arg.peer === undefined ? {} : { secret: ecdh.computeSecret(bytes(arg.peer)).toString("base64") }),
+    };
+  },
+  // Finite-field Diffie-Hellman, the same way: a named group (modp14...) or a prime and generator.
+  "crypto.dh": (arg: {
+    group?: string;
+    prime?: string;
+    generator?: string;
+    privateKey?: string;
+    peer?: string;
+  }) => {
+    if (arg.group === undefined && bytes(arg.prime ?? "").length > 1024)
+      throw new RangeError("createDiffieHellman: at most an 8192-bit prime in the sandbox");
+    // A named group's object cannot take a private key: a plain one over its prime and generator.
+    const group = arg.group === undefined ? undefined : getDiffieHellman(arg.group);
+    const dh = group
+      ? createDiffieHellman(group.getPrime(), group.getGenerator())
+      : createDiffieHellman(bytes(arg.prime ?? ""), bytes(arg.generator ?? "Ag=="));
+    if (arg.privateKey !== undefined) dh.setPrivateKey(bytes(arg.privateKey));
+    dh.generateKeys();
+    return {
+      prime: dh.getPrime().toString("base64"),
+      generator: dh.getGenerator().toString("base64"),
+      privateKey: dh.getPrivateKey().toString("base64"),
+      publicKey: dh.getPublicKey().toString("base64"),
+      ...(arg.peer === undefined ? {} : { secret: dh.computeSecret(bytes(arg.peer)).toString("base64") }),
     };
   },
   "crypto.diffieHellman": (arg: { privateKey: KeyDesc; publicKey: KeyDesc }) =>

@@ -276,6 +276,71 @@
       return encoded(Buffer.from(r.secret, "base64"), outputEncoding);
     }
   }
+  // Finite-field Diffie-Hellman (a named group or a prime and generator), kept as ECDH is.
+  class DiffieHellman {
+    constructor(group) {
+      this._group = group;
+      this._keys = null;
+    }
+    _call(extra) {
+      var r = callHost("crypto.dh", Object.assign({}, this._group, extra));
+      this._keys = r;
+      return r;
+    }
+    generateKeys(encoding) {
+      if (!this._keys) this._call({});
+      return this.getPublicKey(encoding);
+    }
+    setPrivateKey(key, encoding) {
+      this._call({ privateKey: b64(key, encoding) });
+    }
+    _get(field, encoding) {
+      var r = this._keys || (field === "prime" || field === "generator" ? this._call({}) : null);
+      if (!r) throw new Error("No " + field + " yet: call generateKeys()");
+      return encoded(Buffer.from(r[field], "base64"), encoding);
+    }
+    getPublicKey(encoding) {
+      return this._get("publicKey", encoding);
+    }
+    getPrivateKey(encoding) {
+      return this._get("privateKey", encoding);
+    }
+    getPrime(encoding) {
+      return this._get("prime", encoding);
+    }
+    getGenerator(encoding) {
+      return this._get("generator", encoding);
+    }
+    computeSecret(other, inputEncoding, outputEncoding) {
+      if (!this._keys) throw new Error("No private key yet: call generateKeys()");
+      var r = callHost(
+        "crypto.dh",
+        Object.assign({}, this._group, {
+          privateKey: this._keys.privateKey,
+          peer: b64(other, inputEncoding),
+        }),
+      );
+      return encoded(Buffer.from(r.secret, "base64"), outputEncoding);
+    }
+  }
+  function createDiffieHellman(prime, primeEncoding, generator, generatorEncoding) {
+    if (typeof prime === "number")
+      throw new Error("createDiffieHellman: generating a prime is not available in the sandbox");
+    if (typeof primeEncoding !== "string") {
+      generatorEncoding = undefined;
+      generator = primeEncoding;
+    }
+    var gen = generator === undefined ? 2 : generator;
+    var hex = typeof gen === "number" ? gen.toString(16) : "";
+    var genBytes =
+      typeof gen === "number"
+        ? Buffer.from(hex.length % 2 ? "0" + hex : hex, "hex")
+        : bytes.toBytes(gen, generatorEncoding);
+    return new DiffieHellman({
+      prime: b64(prime, typeof primeEncoding === "string" ? primeEncoding : undefined),
+      generator: b64(genBytes),
+    });
+  }
   function diffieHellman(options) {
     var o = options || {};
     if (!(o.privateKey instanceof KeyObject) || !(o.publicKey instanceof KeyObject))
@@ -300,6 +365,9 @@
         createDecipheriv: (alg, key, iv, options) => new Cipher(true, alg, key, iv, options),
         createECDH: (curve) => new ECDH(curve),
         diffieHellman: diffieHellman,
+        createDiffieHellman: createDiffieHellman,
+        createDiffieHellmanGroup: (name) => new DiffieHellman({ group: String(name) }),
+        getDiffieHellman: (name) => new DiffieHellman({ group: String(name) }),
         createSign: (alg) => new Signer(alg),
         createVerify: (alg) => new Signer(alg),
         sign: (alg, data, key, cb) => {
