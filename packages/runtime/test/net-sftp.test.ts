@@ -105,7 +105,7 @@ function serveSftp(sftp: ssh2.SFTPWrapper): void {
 
 let server: ssh2.Server;
 let port = 0;
-let runtime: Runtime;
+const runtimes: Record<"thread" | "pool", Runtime> = {} as never;
 let loaded: ReturnType<Runtime["load"]>;
 beforeAll(async () => {
   const { privateKey } = generateKeyPairSync("rsa", {
@@ -127,13 +127,39 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
-  runtime = createRuntime({ resolvers: [nodeModulesResolver(REPO_ROOT)], mode: "thread" });
-  loaded = runtime.load({ code: COMPONENT, filename: "sftp.mjs" });
+  for (const mode of ["thread", "pool"] as const)
+    runtimes[mode] = createRuntime({ resolvers: [nodeModulesResolver(REPO_ROOT)], mode, pool: { size: 1 } });
+  loaded = runtimes.thread.load({ code: COMPONENT, filename: "sftp.mjs" });
 });
 afterAll(async () => {
-  await runtime.close();
+  await Promise.all(Object.values(runtimes).map((r) => r.close()));
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
+
+/** Runs the component in `mode` and checks the round trip and what the server negotiated. */
+async function roundTrip(mode: "thread" | "pool", kex: string, cipher: string): Promise<void> {
+  files.clear();
+  const runtime = runtimes[mode];
+  const { bundle, description } = await loaded;
+  const mounted = await runtime.mount({
+    id: "dc_sftp",
+    bundle,
+    description,
+    props: {},
+    bridges: loopbackBridges(),
+  });
+  // Longer than one 32 KB SFTP packet, so that the cipher streams over several.
+  const text = `hello over ${cipher} `.repeat(3000);
+  try {
+    const result = await mounted.run({ port, kex, cipher, text });
+    expect(result.error).toBeUndefined();
+    expect(result.emits[0]?.event).toEqual({ list: [["up.txt", "-", text.length]], got: text });
+    expect(files.get("/up.txt")?.toString()).toBe(text);
+    expect(negotiated.at(-1)).toEqual({ kex, cipher });
+  } finally {
+    mounted.dispose();
+  }
+}
 
 describe("ssh2-sftp-client in the sandbox", () => {
   it.each([
@@ -141,26 +167,8 @@ describe("ssh2-sftp-client in the sandbox", () => {
     ["ecdh-sha2-nistp256", "aes128-gcm@openssh.com"],
     ["ecdh-sha2-nistp384", "aes256-ctr"],
     ["diffie-hellman-group14-sha256", "aes128-ctr"],
-  ])("puts, lists and gets a file over %s and %s", async (kex, cipher) => {
-    files.clear();
-    const { bundle, description } = await loaded;
-    const mounted = await runtime.mount({
-      id: "dc_sftp",
-      bundle,
-      description,
-      props: {},
-      bridges: loopbackBridges(),
-    });
-    // Longer than one 32 KB SFTP packet, so that the cipher streams over several.
-    const text = `hello over ${cipher} `.repeat(3000);
-    try {
-      const result = await mounted.run({ port, kex, cipher, text });
-      expect(result.error).toBeUndefined();
-      expect(result.emits[0]?.event).toEqual({ list: [["up.txt", "-", text.length]], got: text });
-      expect(files.get("/up.txt")?.toString()).toBe(text);
-      expect(negotiated.at(-1)).toEqual({ kex, cipher });
-    } finally {
-      mounted.dispose();
-    }
-  });
+  ])("puts, lists and gets a file over %s and %s", (kex, cipher) => roundTrip("thread", kex, cipher));
+
+  it("does the same in pool mode", () =>
+    roundTrip("pool", "curve25519-sha256", "chacha20-poly1305@openssh.com"));
 });
