@@ -59,9 +59,10 @@ function memoryDb(extra = 0): NonNullable<HostBridges["db"]> {
     async entries() {
       return Object.fromEntries(values);
     },
-    async set(key, value) {
-      if (value === undefined) values.delete(key);
-      else values.set(key, value);
+    async write(writes) {
+      for (const [key, value] of writes)
+        if (value === undefined) values.delete(key);
+        else values.set(key, value);
     },
   };
 }

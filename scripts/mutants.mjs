@@ -138,7 +138,7 @@ export const MUTANTS = [
   {
     id: "options-reserved-paging",
     rule: "page and prevContext are the caller's, whatever inputValues return",
-    file: "packages/runtime/src/sandbox/guest/extra.js",
+    file: "packages/runtime/src/sandbox/guest/prop-options.js",
     find: "pd.options.call(appThis, Object.assign({}, extra, base))",
     replace: "pd.options.call(appThis, Object.assign(base, extra))",
     tests: ["http:test/options-args.test.ts"],
@@ -146,7 +146,7 @@ export const MUTANTS = [
   {
     id: "options-use-query",
     rule: "query reaches an options method only with useQuery",
-    file: "packages/runtime/src/sandbox/guest/extra.js",
+    file: "packages/runtime/src/sandbox/guest/prop-options.js",
     find: "if (arg.query !== undefined && useQuery) base.query = arg.query;",
     replace: "if (arg.query !== undefined) base.query = arg.query;",
     tests: ["http:test/options-args.test.ts"],

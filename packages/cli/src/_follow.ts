@@ -1,4 +1,5 @@
 /** Following streams until Ctrl-C, and printing log lines and events. */
+import { DEFAULT_CHANNEL, type EventSummary } from "@hookline/core";
 import type { SseMessage } from "./_api.js";
 import { out, style } from "./_output.js";
 
@@ -23,20 +24,8 @@ export interface LogJson {
   ts: number;
 }
 
-/** An event summary as the API returns it. */
-export interface EventJson {
-  id: string;
-  indexed_at_ms: number;
-  event?: unknown;
-  metadata: {
-    emit_id: string;
-    emitter_id: string;
-    name: string;
-    id: string | null;
-    summary: string | null;
-    ts: number;
-  };
-}
+/** An event summary as the API returns it (core's shape). */
+export type EventJson = EventSummary;
 
 const levelStyle: Record<string, (t: string) => string> = {
   error: (t) => style.red(t),
@@ -64,7 +53,7 @@ export function _printEvent(event: EventJson, json: boolean, prefix = ""): void 
   const time = new Date(event.indexed_at_ms).toISOString();
   const meta = event.metadata;
   const title = meta.summary ?? (meta.id !== null ? `id ${meta.id}` : event.id);
-  const channel = meta.name && meta.name !== "default" ? ` [${meta.name}]` : "";
+  const channel = meta.name && meta.name !== DEFAULT_CHANNEL ? ` [${meta.name}]` : "";
   out(`${prefix}${style.dim(time)} ${style.green("emit")}${channel} ${style.bold(title)}`);
   if (event.event !== undefined) out(`${prefix}  ${JSON.stringify(event.event)}`);
 }

@@ -6,6 +6,7 @@
  */
 
 import { HooklineError, type Problem } from "./errors.js";
+import { eventSummary, type SummarizedEvent } from "./event-summary.js";
 import { describeProblems } from "./problems.js";
 
 /** A filter as users write it: a JSON object of dotted paths to values or operator objects. */
@@ -329,29 +330,12 @@ export function matchesFilter(filter: FilterNode, doc: unknown): boolean {
   }
 }
 
-/** What a filter sees of a stored event: the shape of an `event_summaries` item. */
-export interface FilterableEvent {
-  /** `evt_` id. */
-  id: string;
-  /** The emitter. */
-  emitterId: string;
-  /** The channel. */
-  channel: string;
-  /** The summary. */
-  summary?: string;
-  /** The dedupe id. */
-  eventId?: string;
-  /** The event time. */
-  ts: number;
-  /** When it was stored. */
-  createdAt: number;
-  /** The emitted event. */
-  body: unknown;
-}
+/** What a filter sees of a stored event: the fields of its summary (see `event-summary.ts`). */
+export type FilterableEvent = SummarizedEvent;
 
 /**
- * The document a filter is evaluated against, built from a stored event: the `event_summaries`
- * item with `event` expanded.
+ * The document a filter is evaluated against, built from a stored event: its `event_summaries`
+ * item with `event` expanded ({@link eventSummary}).
  *
  * @example
  * ```ts
@@ -359,17 +343,5 @@ export interface FilterableEvent {
  * ```
  */
 export function filterDocument(e: FilterableEvent): Record<string, unknown> {
-  return {
-    id: e.id,
-    indexed_at_ms: e.createdAt,
-    event: e.body,
-    metadata: {
-      emit_id: e.id,
-      emitter_id: e.emitterId,
-      name: e.channel,
-      id: e.eventId ?? null,
-      summary: e.summary ?? null,
-      ts: e.ts,
-    },
-  };
+  return eventSummary(e, true);
 }

@@ -12,8 +12,14 @@ export * from "./description.js";
 export * from "./emit.js";
 export * from "./errors.js";
 export * from "./event-filter.js";
+export {
+  type EventSummary,
+  EventSummarySchema,
+  eventSummary,
+  type SummarizedEvent,
+} from "./event-summary.js";
 export * from "./ids.js";
-export { describeProblems, PROBLEM_CODES, type ProblemCode } from "./problems.js";
+export { describeProblemMessages, describeProblems, PROBLEM_CODES, type ProblemCode } from "./problems.js";
 export { REGISTRY_KEY, type RegistryVisibility } from "./registry-rules.js";
 export * from "./respond.js";
 export * from "./schemas.js";

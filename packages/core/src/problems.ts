@@ -72,6 +72,20 @@ export function describeProblems(problems: readonly Problem[], emptyPath?: strin
 }
 
 /**
+ * Formats problems whose messages already name what they are about (`destinations.s3.bucket is
+ * required`) as one sentence: their messages joined by `; `. The other form of a problem list,
+ * beside {@link describeProblems}.
+ *
+ * @example
+ * ```ts
+ * describeProblemMessages([{ code: "required", path: "to", message: "to is required" }]); // "to is required"
+ * ```
+ */
+export function describeProblemMessages(problems: readonly Problem[]): string {
+  return problems.map((p) => p.message).join("; ");
+}
+
+/**
  * The problems (which make a definition invalid) and warnings (rules real Pipedream components
  * break, accepted here as Pipedream accepts them) of one validation. @internal
  */

@@ -6,8 +6,8 @@
  *    metadata rules of core (`validateEmitMeta`, channel names included); a refused event is
  *    counted and logged, the others go on;
  * 2. `ts` ordering (core's `orderEmits`);
- * 3. {@link commitEmits}: the events, their dedupe and one delivery row per matching subscription
- *    in one atomic step (`store.emits.commit`, the outbox: the store applies core's `applyDedupe`
+ * 3. the events, their dedupe, one delivery row per matching subscription and the run's log lines
+ *    in one atomic step (`store.emits.commitRun`, the outbox: the store applies core's `applyDedupe`
  *    with the source's dedupe state locked, so that dedupe holds across nodes); the source is
  *    marked for retention, applied later off this path (retention.ts);
  * 4. observers notified (`emit`), the delivery worker woken.
@@ -23,9 +23,9 @@ import {
   validateEmitMeta,
 } from "@hookline/core";
 import type { InvocationResult } from "@hookline/runtime";
-import type { EventInput, StoredEvent } from "@hookline/store";
+import type { EmitCommitInput, EventInput, RunCommitted, StoredEvent } from "@hookline/store";
 import { type EngineContext, problemsMessage } from "./context.js";
-import { systemLog } from "./source-logs.js";
+import { announceLogs, writeLogs } from "./source-logs.js";
 import type { EngineLimits, RefusedEmits } from "./types.js";
 
 /** One `$emit` call as the runtime reports it. */
@@ -141,8 +141,20 @@ export async function commitEmits(
   emits: readonly ValidEmit[],
 ): Promise<(StoredEvent & { deliveryIds: string[] })[]> {
   if (emits.length === 0) return [];
+  const appended = await ctx.store.emits.commit(commitInput(ctx, source, strategy, emits));
+  if (appended.length > 0) ctx.retention.touch(source.id);
+  return appended;
+}
+
+/** The store's input for one invocation's screened, ordered emits. */
+function commitInput(
+  ctx: Pick<EngineContext, "clock">,
+  source: SourceRef,
+  strategy: DedupeStrategy | undefined,
+  emits: readonly ValidEmit[],
+): EmitCommitInput {
   const now = ctx.clock.now();
-  const appended = await ctx.store.emits.commit({
+  return {
     workspaceId: source.workspaceId,
     componentId: source.id,
     now,
@@ -155,38 +167,57 @@ export async function commitEmits(
       if (meta.id !== undefined) input.eventId = String(meta.id);
       return input;
     }),
-  });
-  if (appended.length > 0) ctx.retention.touch(source.id);
-  return appended;
+  };
 }
 
 /**
  * The emit pipeline (see the module comment): screens, orders and stores (deduped) one invocation's
- * emits, and says what was stored and what was refused. Refusals and a dedupe error (an emit
- * without `id` under a strategy: no event of the run is stored) are written to the source's logs.
- * @internal
+ * emits together with its log lines (`logs`, written in the same store step: `store.emits.commitRun`,
+ * one round trip on SQL with or without lines), and says what was stored and what was refused.
+ * Refusals are logged after the run's lines; a dedupe error (an emit without `id` under a strategy:
+ * no event of the run is stored) is written to the source's logs with the run's lines. @internal
  */
 export async function storeEmits(
   ctx: EngineContext,
   source: SourceRef,
   description: ComponentDescription,
   emits: InvocationResult["emits"],
+  logs: InvocationResult["logs"] = [],
 ): Promise<EmitOutcome> {
-  if (emits.length === 0) return { stored: [], refused: NONE };
-  // 1. Caps and metadata rules.
+  if (emits.length === 0 && logs.length === 0) return { stored: [], refused: NONE };
+  // 1. Caps and metadata rules; the refusals' lines follow the run's own.
   const screened = screenEmits(ctx.limits, emits);
-  for (const line of screened.lines) await systemLog(ctx, source, "error", line);
+  const now = ctx.clock.now();
+  const lines = [
+    ...logs,
+    ...screened.lines.map((message) => ({ level: "error" as const, message, ts: now })),
+  ];
   // 2. `ts` ordering.
   const ordered = orderEmits(screened.accepted);
-  // 3. Dedupe, events and deliveries, atomically (the store decides dedupe under its lock).
-  let appended: Awaited<ReturnType<typeof commitEmits>>;
+  // 3. Dedupe, events and deliveries, and the lines, atomically (the store decides dedupe under its lock).
+  let committed: RunCommitted;
   try {
-    appended = await commitEmits(ctx, source, description.dedupe, ordered);
+    committed = await ctx.store.emits.commitRun({
+      ...commitInput(ctx, source, description.dedupe, ordered),
+      logs: lines,
+    });
   } catch (error) {
-    if (!(error instanceof HooklineError && error.code.startsWith("dedupe_"))) throw error;
-    await systemLog(ctx, source, "error", `${error.message}: no event of this run was stored`);
+    const refused = error instanceof HooklineError && error.code.startsWith("dedupe_");
+    // The lines are kept whatever happened to the events (a refused commit wrote none of them).
+    const why = refused
+      ? [{ level: "error" as const, message: `${error.message}: no event of this run was stored`, ts: now }]
+      : [];
+    const written = writeLogs(ctx, source.workspaceId, source.id, [...lines, ...why]);
+    if (!refused) {
+      await written.catch(() => undefined);
+      throw error;
+    }
+    await written;
     return { stored: [], refused: screened.refused };
   }
+  const appended = committed.events;
+  if (appended.length > 0) ctx.retention.touch(source.id);
+  announceLogs(ctx, source.workspaceId, source.id, committed.logs);
   // 4. Observers and the delivery worker.
   for (const { deliveryIds, ...event } of appended) {
     ctx.notify("emit", { workspaceId: source.workspaceId, sourceId: source.id, event, deliveryIds });

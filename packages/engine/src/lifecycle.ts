@@ -66,10 +66,7 @@ async function recordHooks(
   description: ComponentDescription,
   results: InvocationResult[],
 ): Promise<void> {
-  for (const result of results) {
-    await writeLogs(ctx, source.workspaceId, source.id, result.logs);
-    await storeEmits(ctx, source, description, result.emits);
-  }
+  for (const result of results) await storeEmits(ctx, source, description, result.emits, result.logs);
 }
 
 /** The component a deploy or update names: a saved one by id, a registry key, or new code. */

@@ -104,31 +104,51 @@ export interface Mounts {
   disposeAll(): void;
 }
 
-/** The `$.service.db` bridge of a source: its kv rows in the store, or `staged` writes over them. */
+/**
+ * The `$.service.db` bridge of a source's sandbox: its kv rows in the store, or `staged` writes over
+ * them. The entries are kept with the sandbox and read again only when the store says their version
+ * moved on (a write of this sandbox, a hook's, another node's): each run still starts from the
+ * stored state, as decision 0004 says, in one round trip that carries the rows only when they changed.
+ * An invocation's writes are one atomic `kv.write`.
+ */
 function dbBridge(store: Store, sourceId: string, staged?: StagedDb): NonNullable<HostBridges["db"]> {
+  let kept: { version: number; entries: Record<string, unknown> } | undefined;
   return {
     async entries() {
-      const rows = Object.fromEntries((await store.kv.list(sourceId)).map((e) => [e.key, e.value]));
-      if (staged)
+      if (staged) {
+        const rows = Object.fromEntries((await store.kv.list(sourceId)).map((e) => [e.key, e.value]));
         for (const [k, v] of staged)
           if (v === undefined) delete rows[k];
           else rows[k] = v;
-      return rows;
+        return rows;
+      }
+      const read = await store.kv.snapshot(sourceId, kept?.version);
+      if (read.entries || !kept) kept = { version: read.version, entries: read.entries ?? {} };
+      return kept.entries;
     },
-    async set(key, value) {
-      if (staged) staged.set(key, value);
-      else if (value === undefined) await store.kv.delete(sourceId, key);
-      else await store.kv.set(sourceId, key, value);
+    async write(writes) {
+      if (staged) {
+        for (const [key, value] of writes) staged.set(key, value);
+        return;
+      }
+      const before = kept;
+      kept = undefined; // should the write fail, read the rows again
+      const version = await store.kv.write(sourceId, writes);
+      // The writes on top of the kept entries are the stored state when no one else wrote between.
+      if (before && version === before.version + 1) {
+        const entries = new Map(Object.entries(before.entries));
+        for (const [key, value] of writes)
+          if (value === undefined) entries.delete(key);
+          else entries.set(key, value);
+        kept = { version, entries: Object.fromEntries(entries) };
+      }
     },
   };
 }
 
-/** Writes staged db writes to a source's kv rows (once its hooks succeeded). */
+/** Writes staged db writes to a source's kv rows (once its hooks succeeded), in one atomic write. */
 export async function flushStaged(store: Store, sourceId: string, staged: StagedDb): Promise<void> {
-  for (const [key, value] of staged) {
-    if (value === undefined) await store.kv.delete(sourceId, key);
-    else await store.kv.set(sourceId, key, value);
-  }
+  await store.kv.write(sourceId, [...staged]);
 }
 
 /** The `fetch` bridge: components' outbound HTTP through the engine's (SSRF-guarded) transport. */

@@ -3,6 +3,7 @@
  * events, missed timer ticks), each kept within `retention.logs` and `retention.logBytes` and announced to observers.
  */
 import type { InvocationResult } from "@hookline/runtime";
+import type { LogLine } from "@hookline/store";
 import type { EngineContext } from "./context.js";
 
 /** What the log writers use of the context. */
@@ -16,7 +17,20 @@ export async function writeLogs(
   lines: InvocationResult["logs"],
 ): Promise<void> {
   if (lines.length === 0) return;
-  const stored = await ctx.store.logs.append(workspaceId, sourceId, lines);
+  announceLogs(ctx, workspaceId, sourceId, await ctx.store.logs.append(workspaceId, sourceId, lines));
+}
+
+/**
+ * What follows stored log lines (by {@link writeLogs}, or with a run's emits in the store's
+ * `emits.commitRun`): the source marked for retention, observers told. @internal
+ */
+export function announceLogs(
+  ctx: Pick<LogContext, "retention" | "notify">,
+  workspaceId: string,
+  sourceId: string,
+  stored: LogLine[],
+): void {
+  if (stored.length === 0) return;
   ctx.retention.touch(sourceId); // trimmed later, off this path
   ctx.notify("log", { workspaceId, sourceId, lines: stored });
 }

@@ -11,7 +11,7 @@ import type {
   SourceView,
   WebhookView,
 } from "@hookline/engine";
-import type { LogLine, Replay, StoredEvent, Subscription } from "@hookline/store";
+import type { LogLine, Replay, Subscription } from "@hookline/store";
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -107,24 +107,6 @@ export function accountJson(a: AccountView) {
     created_at: seconds(a.createdAt),
     updated_at: seconds(a.updatedAt),
   };
-}
-
-/** An event summary (`event_summaries`). */
-export function eventSummaryJson(e: StoredEvent, expand: boolean) {
-  const out: Record<string, unknown> = {
-    id: e.id,
-    indexed_at_ms: e.createdAt,
-    metadata: {
-      emit_id: e.id,
-      emitter_id: e.emitterId,
-      name: e.channel,
-      id: e.eventId ?? null,
-      summary: e.summary ?? null,
-      ts: e.ts,
-    },
-  };
-  if (expand) out.event = e.body;
-  return out;
 }
 
 /** A log line. */

@@ -4,11 +4,12 @@
  * what it missed, then live messages, without gaps or repeats. A comment heartbeat keeps proxies
  * from closing idle streams.
  */
+import { eventSummary } from "@hookline/core";
 import type { Hookline, HooklineEvents } from "@hookline/engine";
 import type { StoredEvent } from "@hookline/store";
 import Type from "typebox";
 import { defineRoute, type RouteContext } from "./_define.js";
-import { eventSummaryJson, logJson } from "./_json.js";
+import { logJson } from "./_json.js";
 
 interface StreamSpec<T> {
   /** Items after `lastId`, oldest first. */
@@ -130,7 +131,7 @@ const emitsOf = (read: "sources" | "workflows"): StreamSpec<StoredEvent> => ({
   },
   seq: (e) => e.seq,
   event: "emit",
-  json: (e) => eventSummaryJson(e, true),
+  json: (e) => eventSummary(e, true),
 });
 const emits = emitsOf("sources");
 const workflowEmits = emitsOf("workflows");

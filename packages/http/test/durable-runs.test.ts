@@ -364,7 +364,10 @@ for (const [storeName, open] of STORES)
               `const run = $.context.run; if (run.runs < 3) return $.flow.rerun(1_000, { seen: run.runs }); return run`,
             ),
           },
-          { name: "next", component_code: code(`return steps.poll.$return_value.runs`) },
+          {
+            name: "next",
+            component_code: code(`return { poll: steps.poll.$return_value.runs, own: $.context.run }`),
+          },
         ],
       });
       const exe = await run(wf.id);
@@ -376,7 +379,8 @@ for (const [storeName, open] of STORES)
       });
       const done = await get(wf.id, exe.id);
       expect(done.steps[0].return_value).toEqual({ runs: 3, context: { seen: 2 } });
-      expect(done.steps[1].return_value).toBe(3);
+      // The rerun's count and context are its step's: the next step runs for the first time.
+      expect(done.steps[1].return_value).toEqual({ poll: 3, own: { runs: 1 } });
 
       const forever = await create({
         name: "forever",

@@ -15,6 +15,8 @@ import { describeBundle, describeLoaded, loadComponent, toHooklineError } from "
 import { createBundler } from "./bundler/esbuild-bundler.js";
 import { packageResolvers } from "./bundler/packages.js";
 import type { Bundler } from "./bundler/types.js";
+import { createCallQueue } from "./call-queue.js";
+import { dbAfter, dbBefore, declaresDb } from "./db-bridge.js";
 import { type InternalMountOptions, SocketHost, type SocketLink } from "./net/socket-host.js";
 import type { RuntimeOptions } from "./options.js";
 import { createPoolRuntime } from "./pool/pool-runtime.js";
@@ -98,7 +100,7 @@ class MountedInstance implements MountedComponent {
   description!: ComponentDescription;
   onDispose: (() => void) | undefined;
   private sandbox: Sandbox | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly inTurn = createCallQueue();
   private hasDb = false;
   private disposed = false;
   private readonly bridges: HostBridges;
@@ -122,7 +124,7 @@ class MountedInstance implements MountedComponent {
 
   private setDescription(description: ComponentDescription): void {
     this.description = description;
-    this.hasDb = Object.values(description.props).some((p) => p.type === "$.service.db");
+    this.hasDb = declaresDb(description);
   }
 
   private async fresh(): Promise<Sandbox> {
@@ -164,9 +166,7 @@ class MountedInstance implements MountedComponent {
     timeoutMs: number,
     memoryBytes?: number,
   ): Promise<InvocationResult> {
-    const run = this.queue.then(() => this.invoke(kind, arg, timeoutMs, memoryBytes));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.inTurn(() => this.invoke(kind, arg, timeoutMs, memoryBytes));
   }
 
   private async invoke(
@@ -179,17 +179,15 @@ class MountedInstance implements MountedComponent {
     const started = performance.now();
     let sandbox = this.sandbox;
     if (!sandbox || sandbox.broken || sandbox.invocations >= this.recycleAfter) sandbox = await this.fresh();
-    if (this.hasDb && this.bridges.db) arg.db = await this.bridges.db.entries();
+    const db = await dbBefore(this.bridges, this.hasDb);
+    if (db) arg.db = db;
     this.link?.begin();
     const raw = await sandbox.invoke(kind, arg, timeoutMs, memoryBytes);
-    await this.writeBack(raw);
+    await dbAfter(
+      this.bridges,
+      raw.dbWrites.map(([key, value, deleted]) => [key, deleted ? undefined : value]),
+    );
     return toInvocationResult(raw, performance.now() - started);
-  }
-
-  private async writeBack(raw: GuestResult): Promise<void> {
-    const db = this.bridges.db;
-    if (!db) return;
-    for (const [key, value, deleted] of raw.dbWrites) await db.set(key, deleted ? undefined : value);
   }
 
   run(event: unknown, context?: InvocationContext): Promise<InvocationResult> {

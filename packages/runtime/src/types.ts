@@ -119,13 +119,16 @@ export interface HostBridges {
    * The `$.service.db` store of this deployed component. Values are JSON. Before an invocation of
    * a component that declares a db prop, the runtime reads `entries()` once, so that
    * `this.db.get(key)` is synchronous, as in Pipedream; the `set`s of the invocation are written
-   * back in order when it ends (also when it fails), through `set` (`undefined` deletes).
+   * back when it ends (also when it fails), all in one `write` call, in order.
    */
   db?: {
-    /** Every key and value of this component's db. */
+    /**
+     * Every key and value of this component's db (the runtime only reads the object: a bridge may
+     * keep it and answer with it again while the db has not changed).
+     */
     entries(): Promise<Record<string, unknown>>;
-    /** Stores a value (`undefined` deletes the key). */
-    set(key: string, value: unknown): Promise<void>;
+    /** Stores an invocation's writes in order (`[key, value]`; `undefined` deletes the key). */
+    write(writes: [key: string, value: unknown][]): Promise<void>;
   };
   /** Outbound HTTP (the engine passes the SSRF-guarded transport). Absent: fetch fails clearly. */
   fetch?: (request: BridgeRequest) => Promise<BridgeResponse>;

@@ -24,9 +24,10 @@ export function memoryDb(initial: Record<string, unknown> = {}) {
     async entries() {
       return Object.fromEntries(values);
     },
-    async set(key, value) {
-      if (value === undefined) values.delete(key);
-      else values.set(key, value);
+    async write(writes) {
+      for (const [key, value] of writes)
+        if (value === undefined) values.delete(key);
+        else values.set(key, value);
     },
   };
   return { values, bridge };

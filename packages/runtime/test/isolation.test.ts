@@ -108,7 +108,12 @@ describe("isolation", () => {
       code,
       {},
       {
-        db: { entries: async () => Object.fromEntries(values), set: async (k, v) => void values.set(k, v) },
+        db: {
+          entries: async () => Object.fromEntries(values),
+          write: async (w) => {
+            for (const [k, v] of w) values.set(k, v);
+          },
+        },
       },
     );
     for (let i = 0; i < 1000; i++) await m.run({ i });

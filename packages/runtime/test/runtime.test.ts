@@ -609,7 +609,8 @@ describe("shims and built-in modules", () => {
   });
 
   it("a package's optional dependency that is not installed fails only when required, as in Node", async () => {
-    // `try { require("supports-color") } catch {}` is how packages such as debug ask for one.
+    // `try { require("supports-color") } catch {}` is how packages such as debug ask for one,
+    // `await import("@node-rs/xxhash")` how redis does.
     const root = mkdtempSync(join(tmpdir(), "hookline-optional-"));
     mkdirSync(join(root, "node_modules", "optional-user"), { recursive: true });
     writeFileSync(
@@ -620,18 +621,20 @@ describe("shims and built-in modules", () => {
       join(root, "node_modules", "optional-user", "index.js"),
       `let code; try { require("not-installed-anywhere"); } catch (e) { code = e.code + ": " + e.message; }
        let native; try { require("./build/Release/addon.node"); } catch (e) { native = e.code; }
-       module.exports = [code, native];`,
+       const later = import("not-installed-either").then(() => "found", (e) => e.message);
+       module.exports = [code, native, later];`,
     );
     const withRoot = createRuntime({ resolvers: [nodeModulesResolver(root)] });
     try {
       const loaded = await withRoot.load({
         filename: "opt.mjs",
-        code: `import found from "optional-user"; export default { name: "O", version: "1", run() { return found; } };`,
+        code: `import found from "optional-user"; export default { name: "O", version: "1", async run() { return [found[0], found[1], await found[2]]; } };`,
       });
       const m = await withRoot.mount({ id: "dc_opt", bundle: loaded.bundle, props: {} });
       expect((await m.run({})).returnValue).toEqual([
         "MODULE_NOT_FOUND: Cannot find module 'not-installed-anywhere'",
         "MODULE_NOT_FOUND", // a native addon cannot run in the sandbox
+        "Cannot find module 'not-installed-either'", // import(), as redis and discord.js do
       ]);
       m.dispose();
       // The component's own import of a package nobody has still fails the load.

@@ -60,6 +60,13 @@ export interface SqlNotifier extends StoreNotifications {
    * (use {@link SqlNotifier.eventPayloads}).
    */
   eventPayloadHead(workspaceId: string, emitterId: string, withDeliveries: boolean): string | undefined;
+  /** Payloads announcing appended log lines (`seqs` ascending), each within {@link MAX_PAYLOAD_BYTES}. */
+  logPayloads(workspaceId: string, componentId: string, seqs: number[]): string[];
+  /**
+   * The same head as {@link SqlNotifier.eventPayloadHead} for appended log lines
+   * (`{"o":...,"t":"l","w":...,"c":...,"r":`); undefined when the ids are too long to announce.
+   */
+  logPayloadHead(workspaceId: string, componentId: string): string | undefined;
   /** Stops listening; later subscriptions get nothing. */
   close(): Promise<void>;
 }
@@ -129,6 +136,30 @@ export function decodePayload(payload: string, origin: string): StoreNotice[] {
 }
 
 const bytes = (text: string): number => Buffer.byteLength(text, "utf8");
+
+/**
+ * Payloads of `head` with the ranges of `seqs` (ascending) in chunks, each within
+ * {@link MAX_PAYLOAD_BYTES}; undefined when `head` alone leaves no room.
+ */
+function chunked(head: Record<string, unknown>, seqs: number[]): string[] | undefined {
+  const empty = bytes(JSON.stringify({ ...head, r: [] }));
+  if (empty > MAX_PAYLOAD_BYTES - 40) return undefined;
+  const payloads: string[] = [];
+  let chunk: [number, number][] = [];
+  let size = empty;
+  for (const range of toRanges(seqs)) {
+    const cost = JSON.stringify(range).length + 1;
+    if (chunk.length > 0 && size + cost > MAX_PAYLOAD_BYTES) {
+      payloads.push(JSON.stringify({ ...head, r: chunk }));
+      chunk = [];
+      size = empty;
+    }
+    chunk.push(range);
+    size += cost;
+  }
+  if (chunk.length > 0) payloads.push(JSON.stringify({ ...head, r: chunk }));
+  return payloads;
+}
 
 /**
  * Creates the notifier of one SQL store on `client`'s `listen` (subscribers get nothing when the
@@ -252,6 +283,17 @@ export function createNotifier(client: SqlClient, channel: string, options: Noti
       if (bytes(whole) > MAX_PAYLOAD_BYTES / 2) return undefined;
       return whole.slice(0, -"[]}".length);
     },
+    logPayloadHead(workspaceId, componentId) {
+      const whole = JSON.stringify({
+        o: origin,
+        t: "l",
+        w: encodeText(workspaceId),
+        c: encodeText(componentId),
+        r: [],
+      });
+      if (bytes(whole) > MAX_PAYLOAD_BYTES / 2) return undefined;
+      return whole.slice(0, -"[]}".length);
+    },
     eventPayloads(workspaceId, emitterId, seqs, withDeliveries) {
       const head = {
         o: origin,
@@ -260,26 +302,13 @@ export function createNotifier(client: SqlClient, channel: string, options: Noti
         c: encodeText(emitterId),
         ...(withDeliveries ? { d: 1 } : {}),
       };
-      const empty = bytes(JSON.stringify({ ...head, r: [] }));
-      if (empty > MAX_PAYLOAD_BYTES - 40) {
-        // Ids too long to announce (never with generated ids): still wake the workers.
-        return withDeliveries ? [JSON.stringify({ o: origin, t: "d" })] : [];
-      }
-      const payloads: string[] = [];
-      let chunk: [number, number][] = [];
-      let size = empty;
-      for (const range of toRanges(seqs)) {
-        const cost = JSON.stringify(range).length + 1;
-        if (chunk.length > 0 && size + cost > MAX_PAYLOAD_BYTES) {
-          payloads.push(JSON.stringify({ ...head, r: chunk }));
-          chunk = [];
-          size = empty;
-        }
-        chunk.push(range);
-        size += cost;
-      }
-      if (chunk.length > 0) payloads.push(JSON.stringify({ ...head, r: chunk }));
-      return payloads;
+      // Ids too long to announce (never with generated ids): still wake the workers.
+      return chunked(head, seqs) ?? (withDeliveries ? [JSON.stringify({ o: origin, t: "d" })] : []);
+    },
+    logPayloads(workspaceId, componentId, seqs) {
+      return (
+        chunked({ o: origin, t: "l", w: encodeText(workspaceId), c: encodeText(componentId) }, seqs) ?? []
+      );
     },
     async close() {
       closed = true;

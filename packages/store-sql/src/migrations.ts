@@ -1,5 +1,6 @@
 import { type SqlClient, withTransaction } from "./clients.js";
 import { MIGRATION_10 } from "./migration-10.js";
+import { MIGRATION_11 } from "./migration-11.js";
 
 /** One forward-only schema migration. */
 export interface Migration {
@@ -447,6 +448,7 @@ CREATE INDEX auth_tickets_expiry ON auth_tickets (expires_at);
 `,
   },
   MIGRATION_10,
+  MIGRATION_11,
 ];
 
 /** Splits a migration into its statements (see {@link Migration.sql}). */

@@ -2,18 +2,18 @@ import type { FaultPoint } from "@hookline/store/adapter";
 import type { FaultPlan } from "@hookline/store/testing";
 import type { SqlClient } from "../src/index.js";
 
-/** The parts of a commit a statement writes (one statement may write all three), in order. */
+/** The parts of a commit a statement writes (one statement may write all four), in order. */
 function pointsOf(text: string): FaultPoint[] {
-  const found = [...text.matchAll(/\bINSERT INTO (dedupe|events|deliveries)\b/gi)].map(
+  const found = [...text.matchAll(/\bINSERT INTO (dedupe|events|deliveries|logs)\b/gi)].map(
     (match) => match[1]?.toLowerCase() as FaultPoint,
   );
-  const order: FaultPoint[] = ["dedupe", "events", "deliveries"];
+  const order: FaultPoint[] = ["dedupe", "events", "deliveries", "logs"];
   return order.filter((point) => found.includes(point));
 }
 
 /**
  * Wraps a SQL client for fault injection: before a statement that writes a part of a commit
- * (`INSERT INTO dedupe`, `events` or `deliveries`, alone or together), the plan may throw, inside the
+ * (`INSERT INTO dedupe`, `events`, `deliveries` or `logs`, alone or together), the plan may throw, inside the
  * commit's transaction, as a lost connection or a crash would.
  */
 export function faultyClient(client: SqlClient, plan: FaultPlan): SqlClient {

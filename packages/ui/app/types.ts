@@ -1,5 +1,5 @@
 /** The JSON shapes of the `/v1` API the app reads (see `GET /v1/openapi.json`). */
-import type { PropDescription } from "@hookline/core";
+import type { EventSummary, PropDescription } from "@hookline/core";
 
 /** A prop as `configurable_props` lists it: core's description with its name. */
 export interface Prop extends PropDescription {
@@ -40,20 +40,8 @@ export interface Source {
   updated_at: number;
 }
 
-/** An event of a source (`event_summaries` with `expand=event`, and the SSE stream). */
-export interface EventSummary {
-  id: string;
-  indexed_at_ms: number;
-  event?: unknown;
-  metadata: {
-    emit_id: string;
-    emitter_id: string;
-    name: string;
-    id: string | null;
-    summary: string | null;
-    ts: number;
-  };
-}
+/** An event of a source (`event_summaries` with `expand=event`, and the SSE stream): core's shape. */
+export type { EventSummary };
 
 /** A log line. */
 export interface LogLine {

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { Duplex } from "node:stream";
 // Only types at the top: the engine loads when `pd serve` runs, so other commands start fast.
 import type { Store } from "@hookline/store";
 import type { StatementObserver } from "@hookline/store-sql";
@@ -179,37 +180,13 @@ export default defineCommand({
     const opened = await opening;
 
     // Listen first so `--port 0` knows its port before the engine builds endpoint URLs.
-    let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-    let server: Server | undefined;
-    let baseUrl = _str(args, "public-url") ?? process.env.HOOKLINE_PUBLIC_URL;
-    let localUrl: string | undefined;
-    if (!noApi) {
-      server = createServer((req, res) => {
-        if (listener) listener(req, res);
-        else res.writeHead(503).end();
-      });
-      // Oversized headers and malformed HTTP answered as JSON, as the API answers.
-      server.on("clientError", onClientError);
-      const srv = server;
-      await new Promise<void>((ok, fail) => {
-        srv.once("error", (error: NodeJS.ErrnoException) =>
-          fail(
-            error.code === "EADDRINUSE"
-              ? new CliError("address_in_use", `${host}:${port} is already in use; pick another with --port`)
-              : error,
-          ),
-        );
-        srv.listen(port, host, ok);
-      }).catch(async (error) => {
-        await opened.close();
-        throw error;
-      });
-      const address = srv.address() as AddressInfo;
-      const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
-      baseUrl ??= `http://${shownHost}:${address.port}`;
-      localUrl = `http://${_connectHost(address)}:${address.port}`;
-    }
-    baseUrl = (baseUrl ?? `http://${host}:${port}`).replace(/\/+$/, "");
+    const listening = noApi ? undefined : await listenFirst(host, port, onClientError, () => opened.close());
+    const baseUrl = (
+      _str(args, "public-url") ??
+      process.env.HOOKLINE_PUBLIC_URL ??
+      listening?.url ??
+      `http://${host}:${port}`
+    ).replace(/\/+$/, "");
 
     const hookline = createHookline({
       ...settings.engine,
@@ -253,95 +230,200 @@ export default defineCommand({
     const logRequest = requestLog(logger);
     const observe = served?.metrics.observer;
     // The web application at the root; /v1 and /http go to the API.
-    listener = toNodeListener(
-      withUi(
-        createHandler(hookline, {
-          ...settings.handler,
-          ...served?.handler,
-          observer: observe
-            ? (info) => {
-                observe(info);
-                logRequest(info);
-              }
-            : logRequest,
-          onError: (error, requestId) =>
-            logger.error({ err: error, request_id: requestId }, "request failed"),
-        }),
+    listening?.handle(
+      toNodeListener(
+        withUi(
+          createHandler(hookline, {
+            ...settings.handler,
+            ...served?.handler,
+            observer: observe
+              ? (info) => {
+                  observe(info);
+                  logRequest(info);
+                }
+              : logRequest,
+            onError: (error, requestId) =>
+              logger.error({ err: error, request_id: requestId }, "request failed"),
+          }),
+        ),
       ),
     );
 
-    out(
-      `${style.bold("Hookline")} ${noApi ? "worker running (no HTTP API)" : `listening on ${style.cyan(baseUrl)}`}`,
-    );
-    if (!noApi) {
-      out(`  API:      ${baseUrl}/v1`);
-      out(
-        `  UI:       ${baseUrl}/sources${isUiBuilt() ? "" : " (not built: run npm run build -w @hookline/ui)"}`,
-      );
-    }
-    out(`  Store:    ${opened.label}`);
-    out(`  Worker:   ${_flag(args, "no-worker") ? "off (--no-worker)" : "on"}`);
-    out(`  Outbound: ${outboundLine(settings)}`);
-    out(`  Sends:    ${_destinationsLine(destinations)}`);
-    out(`  Logs:     ${logSettings.format} on stderr, level ${logSettings.level}`);
-    out(
-      `  Metrics:  ${served ? served.line : "off (--metrics-token or --metrics-listen: docs/operations.md)"}`,
-    );
-    if (settings.given.length > 0) out(`  Settings: ${settings.given.join(" ")}`);
-    out(`  npm:      ${npm.label}; packages cached in ${npm.packages.cacheDir}`);
-    for (const line of registryLines) out(`  Registry: ${line}`);
+    printStarted({
+      baseUrl,
+      noApi,
+      uiBuilt: isUiBuilt(),
+      store: opened.label,
+      worker: !_flag(args, "no-worker"),
+      outbound: outboundLine(settings),
+      sends: _destinationsLine(destinations),
+      logs: logSettings,
+      metrics: served?.line,
+      given: settings.given,
+      npm,
+      registryLines,
+      key,
+    });
     // `pd` run in this folder calls this server when no profile or variable names another.
-    if (dataDir && localUrl) writeFileSync(join(dataDir, URL_FILE), `${localUrl}\n`);
-    if (key.created) {
-      out(`  API key:  ${style.yellow(key.created)}`);
-      out(
-        `            shown once; ${key.where}; an operator key: it also manages workspaces and keys (pd workspaces, pd keys)`,
-      );
-    } else {
-      out(`  API key:  ${key.where}`);
-    }
-    if (key.operator) {
-      out(`  Operator: ${style.yellow(key.operator.key)}`);
-      out(
-        `            a new operator key (manages workspaces and keys: pd workspaces, pd keys), shown once; ${key.operator.where}`,
-      );
-    }
-
-    let stopping = false;
-    const stop = async (signal: string) => {
-      if (stopping) {
-        note("forced exit");
-        process.exit(1);
-      }
-      stopping = true;
-      logger.info({ signal }, "stopping (finishing deliveries in flight)");
-      served?.server?.close();
-      const closed = server
-        ? new Promise<void>((ok) => {
-            server.close(() => ok());
-            server.closeIdleConnections();
-            // Streams (SSE) never end by themselves.
-            setTimeout(() => server.closeAllConnections(), 1000).unref();
-          })
-        : Promise.resolve();
-      try {
-        await hookline.close();
-        await closed;
-        await opened.close();
-      } catch (error) {
-        logger.error({ err: error }, "error while stopping");
-        flush();
-        process.exit(1);
-      }
-      logger.info("stopped");
-      flush();
-      process.exit(0);
-    };
-    // A second signal forces the exit.
-    process.on("SIGTERM", () => void stop("SIGTERM"));
-    process.on("SIGINT", () => void stop("SIGINT"));
+    if (dataDir && listening) writeFileSync(join(dataDir, URL_FILE), `${listening.localUrl}\n`);
+    stopOnSignals({
+      logger,
+      flush,
+      hookline,
+      opened,
+      server: listening?.server,
+      metricsServer: served?.server,
+    });
     // Keep running until a signal arrives (also with --no-api, where no socket holds the loop).
     setInterval(() => undefined, 1 << 30);
     await new Promise<never>(() => undefined);
   },
 });
+
+/**
+ * The API's HTTP server, listening on `host:port` before the engine starts (so that `--port 0`
+ * knows its port when endpoint URLs are built); requests answer 503 until `handle` gives their
+ * listener. A port in use is `address_in_use`; a failed listen closes the store (`close`).
+ */
+async function listenFirst(
+  host: string,
+  port: number,
+  onClientError: (error: Error, socket: Duplex) => void,
+  close: () => Promise<void>,
+): Promise<{
+  server: Server;
+  /** The URL it is reached at as listened (`public-url` overrides it). */
+  url: string;
+  /** The URL a `pd` on this machine calls it at. */
+  localUrl: string;
+  handle(listener: (req: IncomingMessage, res: ServerResponse) => void): void;
+}> {
+  let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const server = createServer((req, res) => {
+    if (listener) listener(req, res);
+    else res.writeHead(503).end();
+  });
+  // Oversized headers and malformed HTTP answered as JSON, as the API answers.
+  server.on("clientError", onClientError);
+  await new Promise<void>((ok, fail) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      fail(
+        error.code === "EADDRINUSE"
+          ? new CliError("address_in_use", `${host}:${port} is already in use; pick another with --port`)
+          : error,
+      ),
+    );
+    server.listen(port, host, ok);
+  }).catch(async (error) => {
+    await close();
+    throw error;
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${shownHost}:${address.port}`,
+    localUrl: `http://${_connectHost(address)}:${address.port}`,
+    handle: (given) => {
+      listener = given;
+    },
+  };
+}
+
+/** What `pd serve` prints once it runs: where, with what, and the API key. */
+function printStarted(s: {
+  baseUrl: string;
+  noApi: boolean;
+  uiBuilt: boolean;
+  store: string;
+  worker: boolean;
+  outbound: string;
+  sends: string;
+  logs: { format: string; level: string };
+  metrics: string | undefined;
+  given: string[];
+  npm: { label: string; packages: { cacheDir: string } };
+  registryLines: string[];
+  key: Awaited<ReturnType<typeof _ensureApiKey>>;
+}): void {
+  const { baseUrl, key } = s;
+  out(
+    `${style.bold("Hookline")} ${s.noApi ? "worker running (no HTTP API)" : `listening on ${style.cyan(baseUrl)}`}`,
+  );
+  if (!s.noApi) {
+    out(`  API:      ${baseUrl}/v1`);
+    out(
+      `  UI:       ${baseUrl}/sources${s.uiBuilt ? "" : " (not built: run npm run build -w @hookline/ui)"}`,
+    );
+  }
+  out(`  Store:    ${s.store}`);
+  out(`  Worker:   ${s.worker ? "on" : "off (--no-worker)"}`);
+  out(`  Outbound: ${s.outbound}`);
+  out(`  Sends:    ${s.sends}`);
+  out(`  Logs:     ${s.logs.format} on stderr, level ${s.logs.level}`);
+  out(`  Metrics:  ${s.metrics ?? "off (--metrics-token or --metrics-listen: docs/operations.md)"}`);
+  if (s.given.length > 0) out(`  Settings: ${s.given.join(" ")}`);
+  out(`  npm:      ${s.npm.label}; packages cached in ${s.npm.packages.cacheDir}`);
+  for (const line of s.registryLines) out(`  Registry: ${line}`);
+  if (key.created) {
+    out(`  API key:  ${style.yellow(key.created)}`);
+    out(
+      `            shown once; ${key.where}; an operator key: it also manages workspaces and keys (pd workspaces, pd keys)`,
+    );
+  } else {
+    out(`  API key:  ${key.where}`);
+  }
+  if (key.operator) {
+    out(`  Operator: ${style.yellow(key.operator.key)}`);
+    out(
+      `            a new operator key (manages workspaces and keys: pd workspaces, pd keys), shown once; ${key.operator.where}`,
+    );
+  }
+}
+
+/**
+ * Stops the server on SIGTERM or SIGINT: no new requests, deliveries in flight finished
+ * (`hookline.close`), the store closed, then exits; a second signal forces the exit.
+ */
+function stopOnSignals(parts: {
+  logger: Logger;
+  flush: () => void;
+  hookline: { close(): Promise<void> };
+  opened: { close(): Promise<void> };
+  server: Server | undefined;
+  metricsServer: Server | undefined;
+}): void {
+  const { logger, flush, hookline, opened, server } = parts;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      note("forced exit");
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, "stopping (finishing deliveries in flight)");
+    parts.metricsServer?.close();
+    const closed = server
+      ? new Promise<void>((ok) => {
+          server.close(() => ok());
+          server.closeIdleConnections();
+          // Streams (SSE) never end by themselves.
+          setTimeout(() => server.closeAllConnections(), 1000).unref();
+        })
+      : Promise.resolve();
+    try {
+      await hookline.close();
+      await closed;
+      await opened.close();
+    } catch (error) {
+      logger.error({ err: error }, "error while stopping");
+      flush();
+      process.exit(1);
+    }
+    logger.info("stopped");
+    flush();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}

@@ -2,6 +2,7 @@
  * `pd webhooks create|update|delete|deliveries|retry|recover|test|secret|rotate`: webhooks, what was
  * delivered to them, sending again, a test event, and their signing secrets.
  */
+import { DEFAULT_CHANNEL } from "@hookline/core";
 import { resolveWebhook, type WebhookJson } from "../_api.js";
 import { _flag, _int, _required, _str, _time } from "../_args.js";
 import { _jsonOption, _profileOption, _runAction, type Action, defineCommand } from "../_command.js";
@@ -111,7 +112,7 @@ const ACTIONS: Record<string, Action> = {
         d.last_status ?? d.last_error,
         d.next_attempt_at === null ? null : iso(d.next_attempt_at),
         iso(d.created_at),
-        `${d.event_id}${d.event_name === "default" ? "" : ` [${d.event_name}]`}`,
+        `${d.event_id}${d.event_name === DEFAULT_CHANNEL ? "" : ` [${d.event_name}]`}`,
         d.emitter_id,
       ]),
     );

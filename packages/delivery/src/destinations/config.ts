@@ -3,7 +3,7 @@
  * an option (`url`) for the library, an environment variable (`HOOKLINE_SMTP_URL`) for `pd serve`,
  * through the names a caller passes.
  */
-import { HooklineError, type Problem } from "@hookline/core";
+import { describeProblemMessages, HooklineError, type Problem } from "@hookline/core";
 import addressparser from "nodemailer/lib/addressparser";
 
 /** Display names of option keys: `{ url: "HOOKLINE_SMTP_URL" }`. A key without one shows as itself. */
@@ -36,7 +36,7 @@ export class ConfigCheck {
   /** Throws `validation_failed` with every problem, when there is one. */
   throwIfAny(): void {
     if (this.problems.length === 0) return;
-    const summary = this.problems.map((p) => p.message).join("; ");
+    const summary = describeProblemMessages(this.problems);
     throw new HooklineError("validation_failed", `${this.what} is misconfigured: ${summary}`, {
       problems: this.problems,
     });

@@ -1,7 +1,7 @@
 /**
  * A server's destinations from options or from environment variables (what `pd serve` reads).
  */
-import { HooklineError, type Problem } from "@hookline/core";
+import { describeProblemMessages, HooklineError, type Problem } from "@hookline/core";
 import type { SettingNames } from "./config.js";
 import type { Destinations } from "./destinations.js";
 import { createS3Destination, type S3DestinationOptions } from "./s3.js";
@@ -97,7 +97,7 @@ export function destinationOptionsFromEnv(
   if (problems.length > 0) {
     throw new HooklineError(
       "validation_failed",
-      `The destinations' environment is misconfigured: ${problems.map((p) => p.message).join("; ")}`,
+      `The destinations' environment is misconfigured: ${describeProblemMessages(problems)}`,
       { problems },
     );
   }

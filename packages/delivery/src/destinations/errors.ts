@@ -1,4 +1,4 @@
-import { type ErrorCode, HooklineError, type Problem } from "@hookline/core";
+import { describeProblemMessages, type ErrorCode, HooklineError, type Problem } from "@hookline/core";
 
 /** The destinations a workflow step can send to through `$.send.*`. */
 export type DestinationKind = "email" | "s3";
@@ -86,7 +86,7 @@ export function notConfigured(kind: DestinationKind): DestinationError {
 
 /** `invalid_send` for `kind` with its problems, the first one in the message. */
 export function invalidSend(kind: DestinationKind, problems: Problem[]): DestinationError {
-  const summary = problems.map((p) => p.message).join("; ");
+  const summary = describeProblemMessages(problems);
   return new DestinationError("invalid_send", `Invalid $.send.${kind}(): ${summary}`, {
     destination: kind,
     retryable: false,

@@ -100,6 +100,161 @@ type ConnectContext = Pick<
   "store" | "box" | "transport" | "clock" | "baseUrl" | "notify" | "wakeWorker"
 >;
 
+/** A return or opener URL checked against the allowed origins (`invalid_url`). */
+function checkUrl(value: string, field: string, allowed: Set<string>): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || !allowed.has(url.origin)) {
+    throw new HooklineError(
+      "invalid_url",
+      `${field} must be an http(s) URL of this server or of an allowed origin (${[...allowed].join(", ")})`,
+      { field },
+    );
+  }
+  return field === "opener_origin" ? url.origin : url.href;
+}
+
+/** The provider parameters a client declares, each given and matching its pattern (`bad_request`). */
+function checkParams(client: ResolvedClient, given: Record<string, string> = {}): Record<string, string> {
+  const declared = client.settings.params ?? {};
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(given))
+    if (!declared[name])
+      throw new HooklineError("bad_request", `params.${name} is not a parameter of ${client.app}`, {
+        field: `params.${name}`,
+      });
+  for (const [name, rule] of Object.entries(declared)) {
+    const value = given[name];
+    if (typeof value !== "string" || !new RegExp(rule.pattern).test(value)) {
+      throw new HooklineError("bad_request", `params.${name} is required: ${rule.description}`, {
+        field: `params.${name}`,
+      });
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+/** Keeps a flow's outcome for `status` (the first one kept stays). */
+async function saveResult(
+  { store }: ConnectContext,
+  state: string,
+  workspaceId: string,
+  data: ResultData,
+): Promise<void> {
+  await store.authTickets
+    .create({
+      kind: TICKET.result,
+      key: ticketKey(state),
+      workspaceId,
+      data: JSON.stringify(data),
+      expiresAt: Date.now() + STATE_TTL_MS,
+    })
+    .catch(() => undefined); // a result already kept for this state: the first stays
+}
+
+/** Stores the connected account: the one being reconnected (same id), else a new one. */
+async function saveAccount(
+  { store, box }: ConnectContext,
+  workspaceId: string,
+  data: StateData,
+  credentials: Record<string, unknown>,
+  expiresAt: number | undefined,
+  client: ResolvedClient,
+) {
+  const sealed = box.seal(JSON.stringify(credentials));
+  const existing = data.accountId ? await store.accounts.get(workspaceId, data.accountId) : undefined;
+  if (existing) {
+    const updated = (await store.accounts.update(workspaceId, existing.id, {
+      credentials: sealed,
+      status: "active",
+      expiresAt: expiresAt ?? null,
+      ...(data.name !== undefined ? { name: data.name } : {}),
+    })) as Account;
+    return { account: updated, reconnected: true };
+  }
+  const account = await store.accounts.create({
+    workspaceId,
+    app: data.app,
+    name: data.name ?? defaultName(client, credentials),
+    credentials: sealed,
+    oauth: true,
+    ...(data.externalUserId !== undefined ? { externalUserId: data.externalUserId } : {}),
+    ...(expiresAt !== undefined ? { expiresAt } : {}),
+  });
+  return { account, reconnected: false };
+}
+
+/**
+ * Takes a flow's state, once: it is marked busy first (a ticket that outlives it, so that `status`
+ * always finds the flow: state, then busy, then result), then taken; of two callbacks with one
+ * state, one gets it. Undefined when unknown, expired, altered or already taken.
+ */
+async function claimState(
+  { store, box }: ConnectContext,
+  state: string,
+): Promise<{ workspaceId: string; data: StateData } | undefined> {
+  const key = ticketKey(state);
+  const found = await store.authTickets.get(TICKET.state, key);
+  if (!found) return undefined;
+  let data: StateData;
+  try {
+    data = JSON.parse(box.open(found.data)) as StateData;
+  } catch {
+    return undefined; // not sealed by this server's key
+  }
+  const owner = data.externalUserId !== undefined ? { externalUserId: data.externalUserId } : {};
+  const busy = await store.authTickets
+    .create({
+      kind: TICKET.busy,
+      key,
+      workspaceId: found.workspaceId,
+      data: JSON.stringify(owner),
+      expiresAt: found.expiresAt,
+    })
+    .then(
+      () => true,
+      () => false,
+    );
+  const taken = busy ? await store.authTickets.take(TICKET.state, key) : undefined;
+  return taken ? { workspaceId: taken.workspaceId, data } : undefined;
+}
+
+/**
+ * The account a finished flow connects: the code exchanged for tokens (and the user info read when
+ * the client says where), shaped into credentials and stored (see {@link saveAccount}).
+ */
+async function connectAccount(
+  ctx: ConnectContext,
+  client: ResolvedClient,
+  workspaceId: string,
+  data: StateData,
+  callback: { code: string; state: string; iss: string | null },
+): Promise<{ account: Account; reconnected: boolean }> {
+  const tokens = await exchangeCode(ctx.transport, client, {
+    code: callback.code,
+    state: callback.state,
+    ...(callback.iss !== null ? { iss: callback.iss } : {}),
+    redirectUri: data.redirectUri,
+    ...(data.verifier ? { verifier: data.verifier } : {}),
+    params: data.params,
+  });
+  const userInfo = client.settings.user_info
+    ? await fetchUserInfo(ctx.transport, client.settings.user_info.url, tokens.access_token)
+    : undefined;
+  const shaped = credentialsOf(client, tokens, {
+    ...(userInfo ? { userInfo } : {}),
+    params: data.params,
+    now: ctx.clock.now(),
+  });
+  const credentials = { ...data.params, ...shaped.credentials };
+  return saveAccount(ctx, workspaceId, data, credentials, shaped.expiresAt, client);
+}
+
 /** Creates the connect flow of an engine. @internal */
 export function createConnect(
   ctx: ConnectContext,
@@ -108,118 +263,6 @@ export function createConnect(
 ): ConnectApi {
   const { store, box } = ctx;
   const baseOrigin = new URL(ctx.baseUrl).origin;
-
-  function checkUrl(value: string, field: string, allowed: Set<string>): string {
-    let url: URL | undefined;
-    try {
-      url = new URL(value);
-    } catch {
-      url = undefined;
-    }
-    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || !allowed.has(url.origin)) {
-      throw new HooklineError(
-        "invalid_url",
-        `${field} must be an http(s) URL of this server or of an allowed origin (${[...allowed].join(", ")})`,
-        { field },
-      );
-    }
-    return field === "opener_origin" ? url.origin : url.href;
-  }
-
-  function checkParams(client: ResolvedClient, given: Record<string, string> = {}): Record<string, string> {
-    const declared = client.settings.params ?? {};
-    const out: Record<string, string> = {};
-    for (const name of Object.keys(given))
-      if (!declared[name])
-        throw new HooklineError("bad_request", `params.${name} is not a parameter of ${client.app}`, {
-          field: `params.${name}`,
-        });
-    for (const [name, rule] of Object.entries(declared)) {
-      const value = given[name];
-      if (typeof value !== "string" || !new RegExp(rule.pattern).test(value)) {
-        throw new HooklineError("bad_request", `params.${name} is required: ${rule.description}`, {
-          field: `params.${name}`,
-        });
-      }
-      out[name] = value;
-    }
-    return out;
-  }
-
-  async function saveResult(state: string, workspaceId: string, data: ResultData): Promise<void> {
-    await store.authTickets
-      .create({
-        kind: TICKET.result,
-        key: ticketKey(state),
-        workspaceId,
-        data: JSON.stringify(data),
-        expiresAt: Date.now() + STATE_TTL_MS,
-      })
-      .catch(() => undefined); // a result already kept for this state: the first stays
-  }
-
-  /** Stores the connected account: the one being reconnected (same id), else a new one. */
-  async function saveAccount(
-    workspaceId: string,
-    data: StateData,
-    credentials: Record<string, unknown>,
-    expiresAt: number | undefined,
-    client: ResolvedClient,
-  ) {
-    const sealed = box.seal(JSON.stringify(credentials));
-    const existing = data.accountId ? await store.accounts.get(workspaceId, data.accountId) : undefined;
-    if (existing) {
-      const updated = (await store.accounts.update(workspaceId, existing.id, {
-        credentials: sealed,
-        status: "active",
-        expiresAt: expiresAt ?? null,
-        ...(data.name !== undefined ? { name: data.name } : {}),
-      })) as Account;
-      return { account: updated, reconnected: true };
-    }
-    const account = await store.accounts.create({
-      workspaceId,
-      app: data.app,
-      name: data.name ?? defaultName(client, credentials),
-      credentials: sealed,
-      oauth: true,
-      ...(data.externalUserId !== undefined ? { externalUserId: data.externalUserId } : {}),
-      ...(expiresAt !== undefined ? { expiresAt } : {}),
-    });
-    return { account, reconnected: false };
-  }
-
-  /**
-   * Takes a flow's state, once: it is marked busy first (a ticket that outlives it, so that `status`
-   * always finds the flow: state, then busy, then result), then taken; of two callbacks with one
-   * state, one gets it. Undefined when unknown, expired, altered or already taken.
-   */
-  async function claimState(state: string): Promise<{ workspaceId: string; data: StateData } | undefined> {
-    const key = ticketKey(state);
-    const found = await store.authTickets.get(TICKET.state, key);
-    if (!found) return undefined;
-    let data: StateData;
-    try {
-      data = JSON.parse(box.open(found.data)) as StateData;
-    } catch {
-      return undefined; // not sealed by this server's key
-    }
-    const owner = data.externalUserId !== undefined ? { externalUserId: data.externalUserId } : {};
-    const busy = await store.authTickets
-      .create({
-        kind: TICKET.busy,
-        key,
-        workspaceId: found.workspaceId,
-        data: JSON.stringify(owner),
-        expiresAt: found.expiresAt,
-      })
-      .then(
-        () => true,
-        () => false,
-      );
-    const taken = busy ? await store.authTickets.take(TICKET.state, key) : undefined;
-    return taken ? { workspaceId: taken.workspaceId, data } : undefined;
-  }
 
   return {
     async start(workspaceId, input, scope) {
@@ -301,7 +344,7 @@ export function createConnect(
           ok: false,
           error: new HooklineError("bad_request", "The callback needs state", { field: "state" }),
         };
-      const ticket = await claimState(state);
+      const ticket = await claimState(ctx, state);
       const data = ticket?.data;
       if (!ticket || !data) {
         return {
@@ -318,7 +361,7 @@ export function createConnect(
       };
       const owner = data.externalUserId !== undefined ? { externalUserId: data.externalUserId } : {};
       const fail = async (error: HooklineError): Promise<ConnectFinished> => {
-        await saveResult(state, ticket.workspaceId, {
+        await saveResult(ctx, state, ticket.workspaceId, {
           status: "failed",
           error: { code: error.code, message: error.message },
           ...owner,
@@ -347,31 +390,16 @@ export function createConnect(
             "oauth_not_configured",
             `The OAuth client for ${data.app} was deleted meanwhile`,
           );
-        const tokens = await exchangeCode(ctx.transport, client, {
+        const { account, reconnected } = await connectAccount(ctx, client, ticket.workspaceId, data, {
           code,
           state,
-          ...(query.get("iss") !== null ? { iss: query.get("iss") as string } : {}),
-          redirectUri: data.redirectUri,
-          ...(data.verifier ? { verifier: data.verifier } : {}),
-          params: data.params,
+          iss: query.get("iss"),
         });
-        const userInfo = client.settings.user_info
-          ? await fetchUserInfo(ctx.transport, client.settings.user_info.url, tokens.access_token)
-          : undefined;
-        const shaped = credentialsOf(client, tokens, {
-          ...(userInfo ? { userInfo } : {}),
-          params: data.params,
-          now: ctx.clock.now(),
+        await saveResult(ctx, state, ticket.workspaceId, {
+          status: "connected",
+          accountId: account.id,
+          ...owner,
         });
-        const credentials = { ...data.params, ...shaped.credentials };
-        const { account, reconnected } = await saveAccount(
-          ticket.workspaceId,
-          data,
-          credentials,
-          shaped.expiresAt,
-          client,
-        );
-        await saveResult(state, ticket.workspaceId, { status: "connected", accountId: account.id, ...owner });
         ctx.notify("account", {
           workspaceId: account.workspaceId,
           accountId: account.id,

@@ -3,7 +3,7 @@
  * what a step passed, and the request the delivery engine sends for it (see
  * `queue.deliveries.enqueue` and docs/workflows.md, "`$.send.http`").
  */
-import { HooklineError, type Problem } from "@hookline/core";
+import { describeProblemMessages, HooklineError, type Problem } from "@hookline/core";
 import type { DeliveryRequest } from "@hookline/store";
 
 /** The largest `$.send.http` body, in UTF-8 bytes: 1 MiB. */
@@ -30,11 +30,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 function invalid(problems: Problem[]): HooklineError {
-  return new HooklineError(
-    "invalid_send",
-    `Invalid $.send.http(): ${problems.map((p) => p.message).join("; ")}`,
-    { destination: "http", retryable: false, problems },
-  );
+  return new HooklineError("invalid_send", `Invalid $.send.http(): ${describeProblemMessages(problems)}`, {
+    destination: "http",
+    retryable: false,
+    problems,
+  });
 }
 
 /** `data` (or `body`): a string as is, anything else as JSON. */

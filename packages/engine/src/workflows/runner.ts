@@ -9,12 +9,11 @@
  * `suspended`); `$.send.*` is carried out after the step; `$.respond` answers the HTTP trigger.
  */
 import { HooklineError, retryDelay } from "@hookline/core";
-import type { InvocationResult } from "@hookline/runtime";
-import type { Execution, ExecutionError, ExecutionPatch, ExecutionStep, Workflow } from "@hookline/store";
+import type { FlowPause, InvocationResult } from "@hookline/runtime";
+import type { Execution, ExecutionError, ExecutionStep, Workflow } from "@hookline/store";
 import type { EngineContext } from "../context.js";
 import { errorReply, jsonReply } from "../http-event.js";
 import { runtimeProps } from "../mounts.js";
-import type { IngressResponse } from "../types.js";
 import {
   DEFAULT_MAX_RERUNS,
   DEFAULT_SUSPEND_MS,
@@ -33,28 +32,18 @@ import {
 } from "./durable.js";
 import { readEnv } from "./env.js";
 import { errorsEvent } from "./errors-event.js";
+import { EXECUTION_LEASE_MS, keepLease } from "./lease.js";
 import { runBudget } from "./run-size.js";
+import type { Run, RunHooks, RunInfo } from "./run-state.js";
 import { carryOutSends, emitFromWorkflow, replyFor } from "./step-effects.js";
 import { type PreparedStep, prepareStep, type StepCache, stepSandbox } from "./steps.js";
 import { wfStores } from "./stores.js";
 
+export type { RunHooks } from "./run-state.js";
+
 export { emitFromWorkflow } from "./step-effects.js";
 
-/** How long a node holds a running execution before another may take it over (renewed per step). */
-export const EXECUTION_LEASE_MS = 5 * 60_000;
-
-/** What the caller of a run wants to hear. @internal */
-export interface RunHooks {
-  /** The HTTP trigger's answer (called at most once, when the trigger waits for `$.respond`). */
-  onRespond?(reply: IngressResponse): void;
-  /** The lease of a running execution (default {@link EXECUTION_LEASE_MS}). */
-  leaseMs?: number;
-  /**
-   * Where this run's prepared steps and sandboxes are cached instead of under the workflow's id:
-   * a test run of an unsaved draft (test-run.ts), whose steps differ from the stored ones.
-   */
-  cacheId?: string;
-}
+export { EXECUTION_LEASE_MS };
 
 /** A step record before it ran. @internal */
 export function pendingStep(name: string): ExecutionStep {
@@ -103,13 +92,6 @@ function startRecord(ctx: EngineContext, before: ExecutionStep): ExecutionStep {
   };
 }
 
-/** What `$.context.run` holds: the runs of this step so far (1 on its first), and a rerun's context. */
-interface RunInfo {
-  runs: number;
-  context?: unknown;
-  callback_request?: unknown;
-}
-
 /**
  * Runs `exe` (claimed: `running` and leased to this node) until it ends or pauses, and returns
  * its record. Never throws for a step's failure: that is a retry or the `failed` status. @internal
@@ -121,253 +103,284 @@ export async function runExecution(
   exe: Execution,
   hooks: RunHooks = {},
 ): Promise<Execution> {
-  const { executions } = wfStores(ctx.store);
-  const ws = wf.workspaceId;
-  const leaseMs = hooks.leaseMs ?? EXECUTION_LEASE_MS;
+  const run = openRun(ctx, cache, wf, exe, hooks);
+  const heartbeat = keepLease(ctx, exe, hooks.leaseMs ?? EXECUTION_LEASE_MS);
+  try {
+    await settlePause(run);
+    await runSteps(run);
+  } finally {
+    heartbeat.stop();
+  }
+  const final = await finishRun(run);
+  if (final) return final;
+  // The resume URL was called before the step that paused ended: go on with the next step now.
+  const fresh = await wfStores(ctx.store).executions.get(wf.workspaceId, exe.id);
+  return fresh ? runExecution(ctx, cache, wf, fresh, hooks) : { ...exe, status: run.status };
+}
+
+/** A run of `exe` from where its records stand, before anything is written. */
+function openRun(ctx: EngineContext, cache: StepCache, wf: Workflow, exe: Execution, hooks: RunHooks): Run {
   const { records, steps, start } = resumePoint(wf, exe);
-  const cacheId = hooks.cacheId ?? wf.id;
-  // A test run may stop after a step (`stop_after`): the later ones are skipped.
-  const end = lastStep(wf, exe) + 1;
   // The run's size cap (run-size.ts): the event, and every finished step's record (a replay's copies
   // and an earlier try's steps are counted, never refused: a throw there would strand the run).
   const budget = runBudget(ctx.limits.maxExecutionBytes, exe.event);
   for (let i = 0; i < start; i++) budget.add(records[i] as ExecutionStep);
-  let responded = false;
-  let pendingReply: IngressResponse | undefined;
-  const answer = (reply: IngressResponse) => {
-    if (responded) return;
-    responded = true;
-    hooks.onRespond?.(reply);
-  };
-  let status: Execution["status"] = "succeeded";
-  let exitReason: string | undefined;
-  let failure: ExecutionError | undefined;
-  const patch: ExecutionPatch = {};
-  const heartbeat = keepLease(ctx, exe, leaseMs);
-  try {
-    // A pause that ended: the step before `start` asked for a delay or a suspend.
-    const paused = records[start - 1]?.pause;
-    let rerun: RunInfo | undefined;
-    const atStart = records[start];
-    if (atStart?.pause?.kind === "rerun") {
-      rerun = { runs: atStart.pause.runs ?? 1 };
-      if (atStart.pause.context !== undefined) rerun.context = atStart.pause.context;
-      if (exe.resumeData !== undefined) rerun.callback_request = exe.resumeData;
-    } else if (paused && !paused.outcome) {
-      const record = records[start - 1] as ExecutionStep;
-      if (exe.resumeData !== undefined) {
-        paused.outcome = "resumed";
-        record.resumeData = exe.resumeData;
-        steps[record.name] = stepExports(record);
-      } else if (paused.kind === "suspend") {
-        paused.outcome = "timeout";
-        status = "failed";
-        failure = {
-          code: "suspend_timeout",
-          message: `No resume URL was called before the timeout of ${record.name}`,
-        };
-      } else paused.outcome = "due";
-      await executions.putStep(ws, exe.id, start - 1, record);
-    }
-    if (exe.resumeData !== undefined) await executions.update(ws, exe.id, { clearResumeData: true });
-
-    // The start of step `start` is written on its own; each later one with the end of the step before.
-    let written = -1;
-    // Each step invocation's tokens: their hashes are stored with its start, so its resume URL works
-    // from then on (a callback may arrive before the step ends).
-    let tokens = newTokens();
-    const hashes = () => ({ resume: hashToken(tokens.resume), cancel: hashToken(tokens.cancel) });
-    for (let i = start; i < end && status === "succeeded"; i++) {
-      const name = String((wf.steps[i] as { name: unknown }).name);
-      const record =
-        written === i ? (records[i] as ExecutionStep) : startRecord(ctx, records[i] as ExecutionStep);
-      records[i] = record;
-      const log = (level: string, message: string) =>
-        record.logs.push({ level, message, ts: ctx.clock.now() });
-      if (interruptedTries(record) >= MAX_INTERRUPTED) {
-        record.status = "failed";
-        record.error = { ...INTERRUPTED, message: `${MAX_INTERRUPTED} tries of this step never ended` };
-        status = "failed";
-        failure = { ...record.error };
-        break;
-      }
-      // Durable before it runs: a node that dies now leaves a `running` record, the next try's sign.
-      if (written !== i) await executions.putSteps(ws, exe.id, [{ index: i, step: record }], hashes());
-      const started = performance.now();
-      let result: InvocationResult | undefined;
-      try {
-        const step = await prepared(ctx, cache, wf, i, cacheId);
-        const mounted = await stepSandbox(ctx, cache, cacheId, i, step);
-        const props = await runtimeProps(ctx, ws, step.description.props, step.staticProps, undefined, {
-          log,
-        });
-        const env = await readEnv(ctx, ws, step.envNames);
-        const context = {
-          id: exe.id,
-          execution_id: exe.id,
-          workflow_id: wf.id,
-          step: name,
-          attempt: record.attempts,
-          trigger: exe.trigger,
-          ts: ctx.clock.now(),
-          run: rerun ?? { runs: 1 },
-        };
-        result = await mounted.runAction(steps, {
-          props,
-          exprs: step.exprs,
-          env,
-          context,
-          flow: flowUrls(ctx.baseUrl, exe.id, tokens),
-        });
-        record.logs.push(...result.logs);
-        if (result.returnValue !== undefined) record.returnValue = result.returnValue;
-        if (Object.keys(result.exports).length > 0) record.exports = result.exports;
-        const summary = result.exports.$summary;
-        if (summary !== undefined)
-          record.summary = typeof summary === "string" ? summary : JSON.stringify(summary);
-        for (const call of result.responds) {
-          const reply = replyFor(call, log);
-          if ((call as { immediate?: unknown } | null)?.immediate === true) answer(reply);
-          else pendingReply ??= reply;
-        }
-        if (result.error) throw Object.assign(new Error(result.error.message), { recorded: result.error });
-        budget.charge(record); // over the cap: execution_too_large
-        await carryOutSends(ctx, wf, exe, name, result.sends, log);
-        steps[name] = stepExports(record);
-        record.status = "succeeded";
-        delete record.pause; // a rerun's, carried while it ran
-        if (result.flowExit) {
-          record.status = "exited";
-          status = "exited";
-          exitReason = result.flowExit.reason;
-        } else if (result.pause) {
-          const p = result.pause;
-          const now = ctx.clock.now();
-          const ms = Math.min(MAX_PAUSE_MS, p.ms ?? DEFAULT_SUSPEND_MS);
-          if (p.kind === "rerun") {
-            const runs = rerun?.runs ?? 1;
-            const max = p.maxReruns ?? DEFAULT_MAX_RERUNS;
-            if (runs > max) {
-              const message = `$.flow.rerun(): this step already reran ${max} times`;
-              log("error", `rerun_limit: ${message}`);
-              throw Object.assign(new Error(message), {
-                recorded: { code: "rerun_limit", name: "Error", message },
-              });
-            }
-            record.status = "pending";
-            record.attempts = 0;
-            delete record.attemptErrors;
-            record.pause = { kind: "rerun", runs: runs + 1, maxReruns: max, until: now + ms };
-            if (p.context !== undefined) record.pause.context = p.context;
-          } else record.pause = { kind: p.kind, until: now + ms };
-          status = p.kind === "suspend" ? "suspended" : "delayed";
-          patch.runAt = now + ms;
-        }
-      } catch (error) {
-        const recorded = (error as { recorded?: ExecutionError }).recorded;
-        record.error = recorded ? { ...recorded } : errorOf(error);
-        if (!recorded) log("error", `${record.error.code}: ${record.error.message}`);
-        record.attemptErrors = [...(record.attemptErrors ?? []), { ...record.error }];
-        const policy = stepRetry(wf, i, exe);
-        const tries = failedTries(record);
-        if (tries <= policy.count && record.error.code !== "rerun_limit") {
-          record.status = "pending";
-          status = "queued";
-          patch.runAt = ctx.clock.now() + retryDelay(policy, tries);
-          log(
-            "warn",
-            `try ${record.attempts} failed; the step runs again in ${patch.runAt - ctx.clock.now()} ms`,
-          );
-        } else {
-          record.status = "failed";
-          delete record.pause;
-          status = "failed";
-          failure = { ...record.error };
-        }
-      }
-      record.durationMs = performance.now() - started;
-      // Durable before the next step starts: its end and the next one's start in one write. (The
-      // last step's end, a pause, a retry or a failure are written with the execution, below.)
-      if (status === "succeeded" && i + 1 < end) {
-        const next = startRecord(ctx, records[i + 1] as ExecutionStep);
-        records[i + 1] = next;
-        written = i + 1;
-        tokens = newTokens();
-        await executions.putSteps(
-          ws,
-          exe.id,
-          [
-            { index: i, step: record },
-            { index: i + 1, step: next },
-          ],
-          hashes(),
-        );
-      }
-    }
-  } finally {
-    heartbeat.stop();
-  }
-  const final = await finishRun(ctx, wf, exe, {
+  const run: Run = {
+    ctx,
+    cache,
+    wf,
+    exe,
+    cacheId: hooks.cacheId ?? wf.id,
     records,
-    ranFrom: start,
-    status,
-    exitReason,
-    failure,
-    patch,
-    pendingReply,
-    responded,
-    answer,
-  });
-  if (final) return final;
-  // The resume URL was called before the step that paused ended: go on with the next step now.
-  const fresh = await executions.get(ws, exe.id);
-  return fresh ? runExecution(ctx, cache, wf, fresh, hooks) : { ...exe, status };
+    steps,
+    start,
+    // A test run may stop after a step (`stop_after`): the later ones are skipped.
+    end: lastStep(wf, exe) + 1,
+    budget,
+    rerun: undefined,
+    status: "succeeded",
+    exitReason: undefined,
+    failure: undefined,
+    patch: {},
+    pendingReply: undefined,
+    responded: false,
+    answer(reply) {
+      if (run.responded) return;
+      run.responded = true;
+      hooks.onRespond?.(reply);
+    },
+  };
+  return run;
 }
 
 /**
- * Keeps the claim of a running execution: every third of the lease, while its steps run (however
- * long one step takes), the lease is extended by this node.
+ * Settles the pause the run resumes from: a rerun's count and context for its step, or the
+ * outcome of a delay or a suspend of the step before (`resumed`, `timeout`: the run fails, or `due`).
  */
-function keepLease(ctx: EngineContext, exe: Execution, leaseMs: number): { stop(): void } {
+async function settlePause(run: Run): Promise<void> {
+  const { ctx, exe, records, start } = run;
+  const ws = run.wf.workspaceId;
   const { executions } = wfStores(ctx.store);
-  const timer = setInterval(
-    () => {
-      void executions
-        .update(exe.workspaceId, exe.id, { leaseExpiresAt: ctx.clock.now() + leaseMs })
-        .catch(() => undefined);
-    },
-    Math.max(50, Math.floor(leaseMs / 3)),
-  );
-  timer.unref?.();
-  return { stop: () => clearInterval(timer) };
+  // A pause that ended: the step before `start` asked for a delay or a suspend.
+  const paused = records[start - 1]?.pause;
+  const atStart = records[start];
+  if (atStart?.pause?.kind === "rerun") {
+    const rerun: RunInfo = { runs: atStart.pause.runs ?? 1 };
+    if (atStart.pause.context !== undefined) rerun.context = atStart.pause.context;
+    if (exe.resumeData !== undefined) rerun.callback_request = exe.resumeData;
+    run.rerun = rerun;
+  } else if (paused && !paused.outcome) {
+    const record = records[start - 1] as ExecutionStep;
+    if (exe.resumeData !== undefined) {
+      paused.outcome = "resumed";
+      record.resumeData = exe.resumeData;
+      run.steps[record.name] = stepExports(record);
+    } else if (paused.kind === "suspend") {
+      paused.outcome = "timeout";
+      run.status = "failed";
+      run.failure = {
+        code: "suspend_timeout",
+        message: `No resume URL was called before the timeout of ${record.name}`,
+      };
+    } else paused.outcome = "due";
+    await executions.putStep(ws, exe.id, start - 1, record);
+  }
+  if (exe.resumeData !== undefined) await executions.update(ws, exe.id, { clearResumeData: true });
 }
 
-/** How a run left the step loop. */
-interface RunEnd {
-  records: ExecutionStep[];
-  /** The first record this run started (those before it ran earlier: a resume). */
-  ranFrom: number;
-  status: Execution["status"];
-  exitReason: string | undefined;
-  failure: ExecutionError | undefined;
-  patch: ExecutionPatch;
-  pendingReply: IngressResponse | undefined;
-  responded: boolean;
-  answer(reply: IngressResponse): void;
+/**
+ * Runs the steps from `start` while the run goes on, each one's record durable as it starts and
+ * as it ends (with the next one's start, in one write).
+ */
+async function runSteps(run: Run): Promise<void> {
+  const { ctx, exe, records } = run;
+  const ws = run.wf.workspaceId;
+  const { executions } = wfStores(ctx.store);
+  // The start of step `start` is written on its own; each later one with the end of the step before.
+  let written = -1;
+  // Each step invocation's tokens: their hashes are stored with its start, so its resume URL works
+  // from then on (a callback may arrive before the step ends).
+  let tokens = newTokens();
+  const hashes = () => ({ resume: hashToken(tokens.resume), cancel: hashToken(tokens.cancel) });
+  for (let i = run.start; i < run.end && run.status === "succeeded"; i++) {
+    const record =
+      written === i ? (records[i] as ExecutionStep) : startRecord(ctx, records[i] as ExecutionStep);
+    records[i] = record;
+    const log = (level: string, message: string) => record.logs.push({ level, message, ts: ctx.clock.now() });
+    if (interruptedTries(record) >= MAX_INTERRUPTED) {
+      record.status = "failed";
+      record.error = { ...INTERRUPTED, message: `${MAX_INTERRUPTED} tries of this step never ended` };
+      run.status = "failed";
+      run.failure = { ...record.error };
+      break;
+    }
+    // Durable before it runs: a node that dies now leaves a `running` record, the next try's sign.
+    if (written !== i) await executions.putSteps(ws, exe.id, [{ index: i, step: record }], hashes());
+    const started = performance.now();
+    try {
+      const result = await invokeStep(run, i, record, tokens, log);
+      await stepEnded(run, record, result, log);
+    } catch (error) {
+      stepThrew(run, i, record, error, log);
+    }
+    run.rerun = undefined; // a rerun's count and context are its step's: the next step runs afresh
+    record.durationMs = performance.now() - started;
+    // Durable before the next step starts: its end and the next one's start in one write. (The
+    // last step's end, a pause, a retry or a failure are written with the execution, below.)
+    if (run.status === "succeeded" && i + 1 < run.end) {
+      const next = startRecord(ctx, records[i + 1] as ExecutionStep);
+      records[i + 1] = next;
+      written = i + 1;
+      tokens = newTokens();
+      await executions.putSteps(
+        ws,
+        exe.id,
+        [
+          { index: i, step: record },
+          { index: i + 1, step: next },
+        ],
+        hashes(),
+      );
+    }
+  }
 }
 
+/** A step's log line, kept in its record. */
+type StepLog = (level: string, message: string) => void;
+
+/** Runs step `i` in its sandbox with `$` over the finished steps; its logs go in `record`. */
+async function invokeStep(
+  run: Run,
+  i: number,
+  record: ExecutionStep,
+  tokens: ReturnType<typeof newTokens>,
+  log: StepLog,
+): Promise<InvocationResult> {
+  const { ctx, cache, wf, exe, cacheId } = run;
+  const ws = wf.workspaceId;
+  const step = await prepared(ctx, cache, wf, i, cacheId);
+  const mounted = await stepSandbox(ctx, cache, cacheId, i, step);
+  const props = await runtimeProps(ctx, ws, step.description.props, step.staticProps, undefined, {
+    log,
+  });
+  const env = await readEnv(ctx, ws, step.envNames);
+  const context = {
+    id: exe.id,
+    execution_id: exe.id,
+    workflow_id: wf.id,
+    step: record.name,
+    attempt: record.attempts,
+    trigger: exe.trigger,
+    ts: ctx.clock.now(),
+    run: run.rerun ?? { runs: 1 },
+  };
+  const result = await mounted.runAction(run.steps, {
+    props,
+    exprs: step.exprs,
+    env,
+    context,
+    flow: flowUrls(ctx.baseUrl, exe.id, tokens),
+  });
+  record.logs.push(...result.logs);
+  return result;
+}
+
+/**
+ * What a step's invocation did: its record filled, `$.respond` answered or kept, its sends carried
+ * out, and the run exited or paused. Throws (to {@link stepThrew}) for the step's own error, a run
+ * over its size cap, or a rerun past its limit.
+ */
+async function stepEnded(
+  run: Run,
+  record: ExecutionStep,
+  result: InvocationResult,
+  log: StepLog,
+): Promise<void> {
+  const { ctx, wf, exe } = run;
+  const name = record.name;
+  if (result.returnValue !== undefined) record.returnValue = result.returnValue;
+  if (Object.keys(result.exports).length > 0) record.exports = result.exports;
+  const summary = result.exports.$summary;
+  if (summary !== undefined) record.summary = typeof summary === "string" ? summary : JSON.stringify(summary);
+  for (const call of result.responds) {
+    const reply = replyFor(call, log);
+    if ((call as { immediate?: unknown } | null)?.immediate === true) run.answer(reply);
+    else run.pendingReply ??= reply;
+  }
+  if (result.error) throw Object.assign(new Error(result.error.message), { recorded: result.error });
+  run.budget.charge(record); // over the cap: execution_too_large
+  await carryOutSends(ctx, wf, exe, name, result.sends, log);
+  run.steps[name] = stepExports(record);
+  record.status = "succeeded";
+  delete record.pause; // a rerun's, carried while it ran
+  if (result.flowExit) {
+    record.status = "exited";
+    run.status = "exited";
+    run.exitReason = result.flowExit.reason;
+  } else if (result.pause) pauseAfter(run, record, result.pause, log);
+}
+
+/**
+ * The run pauses after the step that asked (`$.flow.delay`, `suspend`, `rerun`): the step's record
+ * says until when, and the execution is due then. A rerun past its most reruns throws.
+ */
+function pauseAfter(run: Run, record: ExecutionStep, p: FlowPause, log: StepLog): void {
+  const now = run.ctx.clock.now();
+  const ms = Math.min(MAX_PAUSE_MS, p.ms ?? DEFAULT_SUSPEND_MS);
+  if (p.kind === "rerun") {
+    const runs = run.rerun?.runs ?? 1;
+    const max = p.maxReruns ?? DEFAULT_MAX_RERUNS;
+    if (runs > max) {
+      const message = `$.flow.rerun(): this step already reran ${max} times`;
+      log("error", `rerun_limit: ${message}`);
+      throw Object.assign(new Error(message), {
+        recorded: { code: "rerun_limit", name: "Error", message },
+      });
+    }
+    record.status = "pending";
+    record.attempts = 0;
+    delete record.attemptErrors;
+    record.pause = { kind: "rerun", runs: runs + 1, maxReruns: max, until: now + ms };
+    if (p.context !== undefined) record.pause.context = p.context;
+  } else record.pause = { kind: p.kind, until: now + ms };
+  run.status = p.kind === "suspend" ? "suspended" : "delayed";
+  run.patch.runAt = now + ms;
+}
+
+/**
+ * A step's try failed: the run goes back to the queue when the step's retry policy allows another
+ * try, else the step and the run fail.
+ */
+function stepThrew(run: Run, i: number, record: ExecutionStep, error: unknown, log: StepLog): void {
+  const { ctx } = run;
+  const recorded = (error as { recorded?: ExecutionError }).recorded;
+  record.error = recorded ? { ...recorded } : errorOf(error);
+  if (!recorded) log("error", `${record.error.code}: ${record.error.message}`);
+  record.attemptErrors = [...(record.attemptErrors ?? []), { ...record.error }];
+  const policy = stepRetry(run.wf, i, run.exe);
+  const tries = failedTries(record);
+  if (tries <= policy.count && record.error.code !== "rerun_limit") {
+    record.status = "pending";
+    run.status = "queued";
+    run.patch.runAt = ctx.clock.now() + retryDelay(policy, tries);
+    log(
+      "warn",
+      `try ${record.attempts} failed; the step runs again in ${run.patch.runAt - ctx.clock.now()} ms`,
+    );
+  } else {
+    record.status = "failed";
+    delete record.pause;
+    run.status = "failed";
+    run.failure = { ...record.error };
+  }
+}
 /**
  * Writes where the run is (ended, paused or waiting for a retry), answers the trigger, emits
  * `$errors`. Undefined when the run was to pause but its resume URL was called while its step ran
  * (the step's record is written; the caller goes on).
  */
-async function finishRun(
-  ctx: EngineContext,
-  wf: Workflow,
-  exe: Execution,
-  end: RunEnd,
-): Promise<Execution | undefined> {
-  const { records, status, failure } = end;
+async function finishRun(end: Run): Promise<Execution | undefined> {
+  const { ctx, wf, exe, records, status, failure } = end;
   const ws = wf.workspaceId;
   const { executions } = wfStores(ctx.store);
   const ended = status === "succeeded" || status === "failed" || status === "exited";
@@ -415,7 +428,7 @@ async function finishRun(
     executionId: exe.id,
     status,
     steps: records
-      .slice(end.ranFrom)
+      .slice(end.start)
       .filter((r) => r.durationMs !== undefined)
       .map((r) => ({ name: r.name, status: r.status, durationMs: r.durationMs as number })),
   });

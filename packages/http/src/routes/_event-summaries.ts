@@ -2,10 +2,10 @@
  * The `event_summaries` list of an emitter (a source or a workflow): one set of parameters, one
  * mapping to the engine's event search, one page shape, so both routes take and answer the same.
  */
+import { eventSummary } from "@hookline/core";
 import type { EventSearchOptions } from "@hookline/engine";
 import type { EventPage } from "@hookline/store";
 import Type, { type Static } from "typebox";
-import { eventSummaryJson } from "../_json.js";
 import { ListParams, SeqCursor } from "./_schemas.js";
 import { eventPageInfo, FilterParam, ScanParam, WindowParams, windowOf } from "./_window.js";
 
@@ -37,7 +37,7 @@ export function eventSearchOf(params: Params): EventSearchOptions {
 /** A page of events as the list answer: summaries (with the event on `expand=event`), seq cursors, scan info. */
 export function eventSummaryList(page: EventPage, params: Params) {
   return {
-    list: page.items.map((e) => eventSummaryJson(e, params.expand === "event")),
+    list: page.items.map((e) => eventSummary(e, params.expand === "event")),
     cursor: (index: number) => String(page.items[index]?.seq),
     pageInfo: eventPageInfo(page, params.scan),
   };

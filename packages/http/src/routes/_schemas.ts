@@ -95,21 +95,6 @@ export const AccountData = Type.Object({
   updated_at: Type.Integer(),
 });
 
-/** An event summary. */
-export const EventSummaryData = Type.Object({
-  id: Type.String(),
-  indexed_at_ms: Type.Integer(),
-  event: Type.Optional(Type.Unknown()),
-  metadata: Type.Object({
-    emit_id: Type.String(),
-    emitter_id: Type.String(),
-    name: Type.String(),
-    id: Type.Union([Type.String(), Type.Null()]),
-    summary: Type.Union([Type.String(), Type.Null()]),
-    ts: Type.Integer(),
-  }),
-});
-
 /** A log line. */
 export const LogData = Type.Object({
   seq: Type.Integer(),

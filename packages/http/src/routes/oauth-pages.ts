@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import type { ConnectFinished } from "@hookline/engine";
 import { defineRoute } from "../_define.js";
+import { jsonResponse } from "../_errors.js";
 import { accountJson } from "../_json.js";
 
 /** The `type` of the messages the pages post to the opener. */
@@ -42,15 +43,9 @@ function page(status: number, title: string, body: string, script: string): Resp
   });
 }
 
+/** The JSON answer of the callback to a client that is not a browser: never cached nor referred. */
 function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: {
-      "content-type": "application/json; charset=utf-8",
-      "cache-control": "no-store",
-      "referrer-policy": "no-referrer",
-    },
-  });
+  return jsonResponse(status, body, { "cache-control": "no-store", "referrer-policy": "no-referrer" });
 }
 
 /** Where a finished flow goes: its return URL with the outcome in the query. */

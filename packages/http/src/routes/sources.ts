@@ -1,11 +1,11 @@
 /** `/v1/sources`: deploy, read, update, delete and run sources; their events and logs. */
-import { HooklineError } from "@hookline/core";
+import { EventSummarySchema, eventSummary, HooklineError } from "@hookline/core";
 import Type from "typebox";
 import { defineRoute, type RouteContext } from "../_define.js";
-import { eventSummaryJson, logJson, sourceJson } from "../_json.js";
+import { logJson, sourceJson } from "../_json.js";
 import { EventSummaryParams, eventSearchOf, eventSummaryList } from "./_event-summaries.js";
 import { paginate } from "./_paginate.js";
-import { EventSummaryData, ListParams, LogData, SeqCursor, SourceData } from "./_schemas.js";
+import { ListParams, LogData, SeqCursor, SourceData } from "./_schemas.js";
 import { CodeParams, codeFrom } from "./components.js";
 
 const ConfiguredProps = Type.Optional(
@@ -166,7 +166,7 @@ export const sourceRoutes = [
     summary: "Run a source now",
     params: Type.Object({ event: Type.Optional(Type.Unknown()) }),
     data: Type.Object({
-      emitted: Type.Array(EventSummaryData),
+      emitted: Type.Array(EventSummarySchema),
       error: Type.Union([Type.Unknown(), Type.Null()]),
       duration_ms: Type.Number(),
     }),
@@ -174,7 +174,7 @@ export const sourceRoutes = [
       const run = await hookline.sources.run(workspaceId, path.id as string, params.event);
       return {
         data: {
-          emitted: run.emitted.map((e) => eventSummaryJson(e, true)),
+          emitted: run.emitted.map((e) => eventSummary(e, true)),
           error: run.error ?? null,
           duration_ms: run.durationMs,
         },
@@ -187,7 +187,7 @@ export const sourceRoutes = [
     tag: "Events",
     summary: "The source's events, newest first",
     params: EventSummaryParams,
-    data: EventSummaryData,
+    data: EventSummarySchema,
     list: true,
     async handler({ hookline, workspaceId, path, params }) {
       const page = await hookline.sources.events(workspaceId, path.id as string, eventSearchOf(params));

@@ -2,12 +2,12 @@
  * `/v1/workflows`: create, list, read, update (`active` activates and deactivates), delete and run
  * workflows; their executions and events. And `/v1/env`: the workspace's environment variables.
  */
-import type { WorkflowDefinition } from "@hookline/core";
+import { EventSummarySchema, type WorkflowDefinition } from "@hookline/core";
 import Type from "typebox";
 import { defineRoute } from "../_define.js";
 import { envJson, executionJson, workflowJson } from "../_workflow-json.js";
 import { EventSummaryParams, eventSearchOf, eventSummaryList } from "./_event-summaries.js";
-import { Deleted, EventSummaryData, ListParams } from "./_schemas.js";
+import { Deleted, ListParams } from "./_schemas.js";
 
 /** An execution's status. */
 export const ExecutionStatus = Type.Union(
@@ -246,7 +246,7 @@ export const workflowRoutes = [
     tag: "Events",
     summary: "What the workflow emitted ($.send.emit, and $errors), newest first",
     params: EventSummaryParams,
-    data: EventSummaryData,
+    data: EventSummarySchema,
     list: true,
     async handler({ hookline, workspaceId, path, params }) {
       const page = await hookline.workflows.events(workspaceId, path.id as string, eventSearchOf(params));

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, posix, sep } from "node:path";
 import type { StateHolder } from "./_contexts.js";
+import { addWords, GOOGLEAPIS_INDEX, trimGoogleApis } from "./_googleapis.js";
 import type { ResolutionCache } from "./_resolution-cache.js";
 import { parseSpecifier } from "./_specifier.js";
 import type { PackageResolver } from "./types.js";
@@ -127,6 +128,18 @@ export function hooklinePlugin(
     if (!holder.state) throw new Error("a build context ran without a build");
     return holder.state;
   };
+  // The words of a build's component files and of the package files importing googleapis: the
+  // googleapis APIs it names (_googleapis.ts).
+  const googleWords = new WeakMap<BuildState, Set<string>>();
+  const wordsOf = (state: BuildState): Set<string> => {
+    let words = googleWords.get(state);
+    if (!words) {
+      words = new Set();
+      for (const text of state.files.values()) addWords(text, words);
+      googleWords.set(state, words);
+    }
+    return words;
+  };
   const resolveBare = async (
     spec: string,
     importer: string,
@@ -165,10 +178,13 @@ export function hooklinePlugin(
       packages.set(name, used);
       return { path: result.path, namespace: "file" };
     }
-    // A package's own `require()` of a package nobody has is how Node code asks for an optional
-    // dependency (`try { require("supports-color") } catch {}`): as in Node, it fails only when
-    // it runs. The component's own imports, and static imports, still fail the bundle.
-    if (inFile && kindOf === "require-call") return { path: `${MISSING_PREFIX}${name}`, external: true };
+    // A package's own `require()` or `import()` of a package nobody has is how Node code asks for
+    // an optional dependency (`try { require("supports-color") } catch {}`, redis's
+    // `await import("@node-rs/xxhash")`, discord.js's `import("zlib-sync").catch(...)`): as in
+    // Node, it fails only when it runs. The component's own imports, and static imports, still
+    // fail the bundle.
+    if (inFile && (kindOf === "require-call" || kindOf === "dynamic-import"))
+      return { path: `${MISSING_PREFIX}${name}`, external: true };
     const where = tried.length > 0 ? tried.join(", ") : "no package resolver is configured";
     const why = reasons.length > 0 ? `: ${reasons.join("; ")}` : "";
     const asked = range || (wanted !== "*" ? wanted : "");
@@ -223,6 +239,8 @@ export function hooklinePlugin(
         }
         if (!bare) return undefined;
         const wanted = parseSpecifier(spec).name;
+        if (wanted === "googleapis" && existsSync(args.importer))
+          addWords(readFileSync(args.importer, "utf8"), wordsOf(current()));
         if (NATIVE_LOADERS.has(wanted) || PLATFORM_ADDON.test(wanted)) {
           const owner = packageOf(args.importer);
           if (owner) current().native.add(owner);
@@ -247,6 +265,14 @@ export function hooklinePlugin(
       // esbuild's own business, and asking this plugin would cost a round trip each).
       b.onResolve({ filter: /.*/, namespace: NAMESPACE }, onResolve);
       b.onResolve({ filter: /^[^./]/ }, onResolve);
+      b.onLoad({ filter: GOOGLEAPIS_INDEX, namespace: "file" }, (args) => ({
+        contents: trimGoogleApis(
+          readFileSync(args.path, "utf8"),
+          /[\\/]apis[\\/]index\.js$/.test(args.path),
+          wordsOf(current()),
+        ),
+        loader: "js",
+      }));
       b.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => ({
         contents: current().files.get(args.path) ?? "",
         loader: loaderFor(args.path),

@@ -6,6 +6,8 @@
  * (its `/tmp` files do not follow).
  */
 import { type ComponentDescription, HooklineError, type PropDescription } from "@hookline/core";
+import { createCallQueue } from "../call-queue.js";
+import { dbAfter, dbBefore, declaresDb } from "../db-bridge.js";
 import { type NetCommand, SocketHost } from "../net/socket-host.js";
 import type {
   ActionRunOptions,
@@ -69,7 +71,7 @@ export class RemoteMount implements MountedComponent {
   private hasDb = false;
   private memory = 0;
   private disposed = false;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly inTurn = createCallQueue();
   readonly bridges: HostBridges;
   /** The sockets of its sandbox, here in the pool's thread (the worker relays; net/remote-link.ts). */
   private sockets: { link: string; host: SocketHost } | undefined;
@@ -86,7 +88,7 @@ export class RemoteMount implements MountedComponent {
 
   private setDescription(description: ComponentDescription): void {
     this.description = description;
-    this.hasDb = Object.values(description.props).some((p) => p.type === "$.service.db");
+    this.hasDb = declaresDb(description);
   }
 
   /**
@@ -182,15 +184,13 @@ export class RemoteMount implements MountedComponent {
   }
 
   private enqueue(method: Method, args: unknown[], timeoutMs: number): Promise<InvocationResult> {
-    const run = this.queue.then(() => this.invoke(method, args, timeoutMs));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.inTurn(() => this.invoke(method, args, timeoutMs));
   }
 
   private async invoke(method: Method, args: unknown[], timeoutMs: number): Promise<InvocationResult> {
     if (this.disposed) throw new HooklineError("internal_error", `component ${this.id} is unmounted`);
     const started = performance.now();
-    const db = this.hasDb && this.bridges.db ? await this.bridges.db.entries() : undefined;
+    const db = await dbBefore(this.bridges, this.hasDb);
     this.sockets?.host.begin();
     let avoid: PoolThread | undefined;
     for (;;) {
@@ -220,7 +220,7 @@ export class RemoteMount implements MountedComponent {
       const result = reply.value as InvocationResult & { dbWrites?: [string, unknown][] };
       const writes = result.dbWrites ?? [];
       delete result.dbWrites;
-      if (this.bridges.db) for (const [key, value] of writes) await this.bridges.db.set(key, value);
+      await dbAfter(this.bridges, writes);
       result.durationMs = performance.now() - started;
       return result;
     }

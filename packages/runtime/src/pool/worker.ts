@@ -97,8 +97,8 @@ function bridgesFor(key: number, entry: Entry, given: BridgeFlags) {
   if (given.db)
     bridges.db = {
       entries: async () => entry.db,
-      set: async (k, v) => {
-        entry.writes.push([k, v]);
+      write: async (writes) => {
+        entry.writes.push(...writes);
       },
     };
   if (given.fetch) bridges.fetch = remote(key, "fetch") as HostBridges["fetch"];

@@ -29,7 +29,7 @@ export function prelude(): string {
 /** The guest files compiled on first use (`load(name)` in guest/core.js). */
 const SHIMS = new Set(
   (
-    "bytes channels clone component console crypto crypto-more describe events extra fetch format fs host intl path stack " +
+    "bytes channels clone component console crypto crypto-more crypto-subtle describe events fetch format fs host intl path prop-options stack " +
     "platform process querystring stream timers unavailable url util web " +
     "assert dns http http-message http-request net zlib"
   ).split(" "),

@@ -75,6 +75,8 @@ export function sqlDeployedComponents(c: SqlContext): DeployedComponentStore {
            DELETE FROM deployed_components WHERE workspace_id = $1 AND id = $2 RETURNING id
          ), kv_gone AS (
            DELETE FROM kv WHERE component_id IN (SELECT id FROM gone)
+         ), kv_version_gone AS (
+           DELETE FROM kv_versions WHERE component_id IN (SELECT id FROM gone)
          ), dedupe_gone AS (
            DELETE FROM dedupe WHERE component_id IN (SELECT id FROM gone)
          ), timer_gone AS (

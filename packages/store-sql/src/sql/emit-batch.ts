@@ -18,11 +18,14 @@
  * node's commit to the same emitter waits for the lock, so the same id is kept once across nodes.
  * A group without a strategy stays one statement.
  *
+ * The run's log lines (`emits.commitRun`) go in the same statement, with their notices: a run that
+ * logs costs no round trip more than one that does not.
+ *
  * A part whose notice might not fit Postgres's 8000-byte payload (over {@link MAX_SQL_NOTICE_EVENTS}
  * events, or ids too long for the head) is announced afterwards, from JavaScript, in chunks.
  */
 import type { DedupeStrategy } from "@hookline/core";
-import type { AppendedEvent, Delivery } from "@hookline/store";
+import type { AppendedEvent, Delivery, LogLine } from "@hookline/store";
 import { decideDedupe } from "@hookline/store/adapter";
 import { atGroupEnd, type GroupScope, type GroupStatement } from "./group-commit.js";
 import { fromJson, str, toJson } from "./rows.js";
@@ -44,6 +47,11 @@ export interface EmitPart {
   deliveries: Delivery[];
   /** The fingerprint of the emitter's subscriptions the deliveries come from (none without events). */
   fingerprint: string | undefined;
+  /**
+   * The invocation's log lines (`emits.commitRun`), written by the same statement; each one's
+   * `seq` is set once the group is written.
+   */
+  logs: LogLine[];
 }
 
 /**
@@ -89,7 +97,7 @@ export function addToBatch(c: SqlContext, scope: GroupScope, part: EmitPart): vo
     atGroupEnd(scope, BATCH, {
       locks: () => lockStatements(all, locked),
       writes: () => [writeStatement(c, all, decide(all, locked))],
-      hasAfter: () => all.some((p) => p.events.length > 0 && head(c, p) === undefined),
+      hasAfter: () => all.some((p) => (p.events.length > 0 && head(c, p) === undefined) || laterLogs(c, p)),
       after: () => laterNotices(c, all),
     });
   }
@@ -155,7 +163,72 @@ function decide(parts: EmitPart[], locked: Map<string, unknown>): Map<string, st
   return texts;
 }
 
-/** The write of the whole batch; sets each event's `seq` (in the batch's order). */
+/**
+ * The head of a part's log notice (`{"o":...,"t":"l",...,"r":`), or null when its lines are not
+ * announced (no notifier, no line, or ids too long for a notice: never with generated ids).
+ */
+function logHead(c: SqlContext, part: EmitPart): string | null {
+  const notifier = c.notifier;
+  if (!notifier || part.logs.length === 0 || laterLogs(c, part)) return null;
+  return notifier.logPayloadHead(part.workspaceId, part.componentId) ?? null;
+}
+
+/** Whether a part's log lines are announced afterwards, from JavaScript (as many events are). */
+function laterLogs(c: SqlContext, part: EmitPart): boolean {
+  return c.notifier !== undefined && part.logs.length > MAX_SQL_NOTICE_EVENTS;
+}
+
+/**
+ * The log lines of the batch: one INSERT of every part's lines in the batch's order (sequence
+ * values are drawn in that order, so the n-th smallest `seq` is the n-th line), and each part's
+ * notice of its seq ranges. Parameters from `$28` on.
+ */
+const LOGS_SQL = `, lg AS (
+         SELECT * FROM unnest($28::text[], $29::text[], $30::text[], $31::text[], $32::bigint[], $33::integer[])
+           WITH ORDINALITY AS lg (workspace_id, component_id, level, message, ts, part, ord)
+       ), lins AS (
+         INSERT INTO logs (workspace_id, component_id, level, message, ts)
+         SELECT workspace_id, component_id, level, message, ts FROM lg WHERE (SELECT ok FROM ok) ORDER BY ord
+         RETURNING seq
+       ), lseq AS (
+         SELECT seq, row_number() OVER (ORDER BY seq) AS ord FROM lins
+       ), lislands AS (
+         SELECT lg.part, s.seq, s.seq - row_number() OVER (PARTITION BY lg.part ORDER BY s.seq) AS island
+         FROM lseq s JOIN lg ON lg.ord = s.ord
+       ), lranges AS (
+         SELECT part, min(seq) AS lo, max(seq) AS hi FROM lislands GROUP BY part, island
+       ), lnoted AS (
+         SELECT pg_notify($23, h.head || json_agg(json_build_array(r.lo, r.hi) ORDER BY r.lo)::text || '}')
+         FROM lranges r JOIN unnest($34::text[]) WITH ORDINALITY AS h (head, part) ON h.part = r.part
+         WHERE h.head IS NOT NULL
+         GROUP BY h.part, h.head
+       )`;
+
+/** What the statement returns about the log lines (their seqs, their notices sent). */
+const LOGS_RETURNED = `, (SELECT array_agg(seq ORDER BY seq) FROM lins) AS log_seqs, (SELECT count(*) FROM lnoted) AS log_noted`;
+
+/** The parameters of {@link LOGS_SQL}. */
+function logParams(c: SqlContext, parts: EmitPart[]): unknown[] {
+  const lines = parts.flatMap((part, i) => part.logs.map((line) => ({ line, part: i + 1 })));
+  return [
+    lines.map(({ line }) => line.workspaceId),
+    lines.map(({ line }) => line.componentId),
+    lines.map(({ line }) => line.level),
+    lines.map(({ line }) => line.message),
+    lines.map(({ line }) => line.ts),
+    lines.map(({ part }) => part),
+    parts.map((part) => logHead(c, part)),
+  ];
+}
+
+/** Sets each part's log lines' `seq` from the statement's `log_seqs` (ascending: the batch's order). */
+function setLogSeqs(parts: EmitPart[], returned: unknown): void {
+  const seqs = (Array.isArray(returned) ? returned : []).map(Number);
+  let next = 0;
+  for (const part of parts) for (const line of part.logs) line.seq = seqs[next++] ?? 0;
+}
+
+/** The write of the whole batch; sets each event's `seq` (in the batch's order), and each log line's. */
 function writeStatement(
   c: SqlContext,
   parts: EmitPart[],
@@ -179,6 +252,8 @@ function writeStatement(
     });
   }
   const checks = [...expected.values()];
+  // The log lines' part of the statement only when the group has lines (two texts, each kept hot).
+  const logged = parts.some((part) => part.logs.length > 0);
   return {
     text: `WITH e AS (
          SELECT * FROM unnest($25::text[], $26::text[], $27::text[]) AS e (workspace_id, emitter_id, fingerprint)
@@ -222,8 +297,8 @@ function writeStatement(
          FROM ranges r JOIN unnest($24::text[]) WITH ORDINALITY AS h (head, part) ON h.part = r.part
          WHERE h.head IS NOT NULL
          GROUP BY h.part, h.head
-       )
-       SELECT i.id, i.seq, (SELECT ok FROM ok) AS ok, (SELECT count(*) FROM noted) AS noted
+       )${logged ? LOGS_SQL : ""}
+       SELECT i.id, i.seq, (SELECT ok FROM ok) AS ok, (SELECT count(*) FROM noted) AS noted${logged ? LOGS_RETURNED : ""}
        FROM (SELECT 1) AS one LEFT JOIN ins i ON true`,
     params: [
       events.map((e) => e.id),
@@ -253,9 +328,11 @@ function writeStatement(
       checks.map((x) => x.workspaceId),
       checks.map((x) => x.emitterId),
       checks.map((x) => x.fingerprint),
+      ...(logged ? logParams(c, parts) : []),
     ],
     onRows(inserted) {
       if (inserted[0]?.ok === false || inserted[0]?.ok === "f") throw new StaleTargetsError();
+      if (logged) setLogSeqs(parts, inserted[0]?.log_seqs);
       const seqs = new Map(
         inserted.filter((row) => row.id != null).map((row) => [str(row.id), Number(row.seq)]),
       );
@@ -265,7 +342,7 @@ function writeStatement(
 }
 
 /**
- * The notices of the parts the write statement did not announce (many events, long ids), from
+ * The notices of the parts the write statement did not announce (many events or log lines, long ids), from
  * JavaScript in chunks, sent on commit (never for a rollback); built after the write, whose `seq`
  * they name.
  */
@@ -278,6 +355,11 @@ function laterNotices(c: SqlContext, parts: EmitPart[]): GroupStatement[] {
     const due = part.deliveries.some((delivery) => delivery.state === "pending");
     return notifier.eventPayloads(part.workspaceId, part.componentId, seqs, due);
   });
+  for (const part of parts) {
+    if (!laterLogs(c, part)) continue;
+    const seqs = part.logs.map((line) => line.seq);
+    payloads.push(...notifier.logPayloads(part.workspaceId, part.componentId, seqs));
+  }
   if (payloads.length === 0) return [];
   return [
     { text: `SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p`, params: [notifier.channel, payloads] },

@@ -4,7 +4,15 @@
  * the emitter's dedupe row is locked first and the kept events decided under that lock
  * (emit-batch.ts).
  */
-import type { AppendedEvent, Delivery, EmitCommitInput, EmitStore } from "@hookline/store";
+import type {
+  AppendedEvent,
+  Delivery,
+  EmitCommitInput,
+  EmitStore,
+  LogInput,
+  LogLine,
+  RunCommitted,
+} from "@hookline/store";
 import {
   bodyText,
   type DeliveryTarget,
@@ -70,10 +78,12 @@ interface Prepared {
   rows: ReturnType<typeof newEvents>;
   bodies: (string | null | undefined)[];
   strategy: EmitCommitInput["dedupe"];
+  /** The run's log lines (`commitRun`), their `seq` set once written. */
+  logs: LogLine[];
 }
 
 /** Checks what can be refused before any transaction starts. */
-function prepare(c: SqlContext, input: EmitCommitInput): Prepared {
+function prepare(c: SqlContext, input: EmitCommitInput, lines: LogInput[]): Prepared {
   const now = input.now ?? c.clock();
   // The emitter's own JSON text when it has one (kept byte for byte), else the body's.
   const bodies = input.events.map((event, i) => bodyText(event, `events[${i}].body`));
@@ -87,7 +97,10 @@ function prepare(c: SqlContext, input: EmitCommitInput): Prepared {
     row.body = text === null || text === undefined ? undefined : JSON.parse(text);
   });
   const { workspaceId, componentId, dedupe: strategy } = input;
-  return { workspaceId, componentId, now, rows, bodies, strategy };
+  const logs = lines.map(
+    ({ level, message, ts }): LogLine => ({ seq: 0, workspaceId, componentId, level, message, ts }),
+  );
+  return { workspaceId, componentId, now, rows, bodies, strategy, logs };
 }
 
 /**
@@ -96,7 +109,7 @@ function prepare(c: SqlContext, input: EmitCommitInput): Prepared {
  * group at its end, each returned event's `seq` set then.
  */
 function write(scope: GroupScope, c: SqlContext, input: Prepared, known: CachedTargets): EmitPart {
-  const { workspaceId, componentId, now, rows, bodies, strategy } = input;
+  const { workspaceId, componentId, now, rows, bodies, strategy, logs } = input;
   const deliveries: Delivery[] = [];
   const events = rows.map((row): AppendedEvent => {
     const mine = targetsOf(known.targets, row.channel, row).map((target) => newDelivery(row, target, now));
@@ -107,11 +120,13 @@ function write(scope: GroupScope, c: SqlContext, input: Prepared, known: CachedT
     workspaceId,
     componentId,
     now,
-    strategy,
+    // A part of log lines only locks no dedupe state.
+    strategy: rows.length === 0 ? undefined : strategy,
     events,
     bodies,
     deliveries,
     fingerprint: rows.length === 0 ? undefined : known.fingerprint,
+    logs,
   };
   addToBatch(c, scope, part);
   return part;
@@ -121,7 +136,7 @@ function write(scope: GroupScope, c: SqlContext, input: Prepared, known: CachedT
 const STALE_TRIES = 5;
 
 /**
- * The emits of a SQL store. An emit reads its emitter's subscriptions from a cache (read once, then
+ * The emits of a SQL store (with a run's log lines, `commitRun`, in the same statement). An emit reads its emitter's subscriptions from a cache (read once, then
  * kept), and its rows go through the store's group commit (see group-commit.ts): the emits of
  * concurrent invocations are written by one statement, which checks under a lock that the
  * subscriptions are still those the deliveries were computed from and otherwise writes nothing (the
@@ -129,29 +144,34 @@ const STALE_TRIES = 5;
  * are committed.
  */
 export function sqlEmits(c: SqlContext): EmitStore {
+  /** Writes one invocation's events (and log lines) through the group commit. */
+  async function commitAll(input: EmitCommitInput, lines: LogInput[]): Promise<RunCommitted> {
+    c.open();
+    // Everything that can be refused is checked before the transaction starts.
+    const prepared = prepare(c, input, lines);
+    if (prepared.rows.length === 0 && prepared.logs.length === 0) return { events: [], logs: [] };
+    const { workspaceId, componentId } = prepared;
+    for (let tries = 1; ; tries++) {
+      const known =
+        prepared.rows.length === 0
+          ? { targets: [], fingerprint: "none" }
+          : await cachedTargets(c, workspaceId, componentId);
+      try {
+        // The part's events are the kept ones once its group is written (emit-batch.ts decides).
+        const part = await c.grouped(async (_tx, scope) => write(scope, c, prepared, known), {
+          batchOnly: true,
+        });
+        return { events: part.events, logs: part.logs };
+      } catch (error) {
+        if (!(error instanceof StaleTargetsError) || tries >= STALE_TRIES) throw error;
+        c.targets.delete(targetsKey(workspaceId, componentId));
+      }
+    }
+  }
   return {
     async commit(input) {
-      c.open();
-      // Everything that can be refused is checked before the transaction starts.
-      const prepared = prepare(c, input);
-      if (prepared.rows.length === 0) return [];
-      const { workspaceId, componentId } = prepared;
-      for (let tries = 1; ; tries++) {
-        const known =
-          prepared.rows.length === 0
-            ? { targets: [], fingerprint: "none" }
-            : await cachedTargets(c, workspaceId, componentId);
-        try {
-          // The part's events are the kept ones once its group is written (emit-batch.ts decides).
-          const part = await c.grouped(async (_tx, scope) => write(scope, c, prepared, known), {
-            batchOnly: true,
-          });
-          return part.events;
-        } catch (error) {
-          if (!(error instanceof StaleTargetsError) || tries >= STALE_TRIES) throw error;
-          c.targets.delete(targetsKey(workspaceId, componentId));
-        }
-      }
+      return (await commitAll(input, [])).events;
     },
+    commitRun: (input) => commitAll(input, input.logs),
   };
 }

@@ -63,6 +63,7 @@ export function memoryDeployedComponents(s: MemoryState): DeployedComponentStore
       if (!inWorkspace(s.deployed.get(id), workspaceId)) return false;
       s.deployed.delete(id);
       s.kv.delete(id);
+      s.kvVersions.delete(id);
       s.dedupe.delete(id);
       s.timers.delete(id);
       s.logs.delete(id);

@@ -4,8 +4,16 @@ import { subscriptionFilter, targetsOf } from "../adapter/channels.js";
 import { decideDedupe } from "../adapter/dedupe.js";
 import { newDelivery, newEvents } from "../adapter/rows.js";
 import { bodyText, utf8Length } from "../adapter/text.js";
-import type { AppendedEvent, EmitCommitInput, EmitStore } from "../types/index.js";
+import type {
+  AppendedEvent,
+  EmitCommitInput,
+  EmitStore,
+  LogInput,
+  LogLine,
+  RunCommitted,
+} from "../types/index.js";
 import { copy, copyPlain } from "./copy.js";
+import { announceLogLines, appendLogLines } from "./logs.js";
 import type { MemoryState } from "./state.js";
 
 /** The emitter's webhook subscriptions, oldest first (the listener must be a webhook of the workspace). */
@@ -105,25 +113,37 @@ export function memoryEmits(s: MemoryState): EmitStore {
     return { events, due };
   };
 
+  /** Writes `input` (and `logs`) all or nothing, then announces what it wrote. */
+  const commitAll = (input: EmitCommitInput, logs: LogInput[]): RunCommitted => {
+    s.open();
+    const now = input.now ?? s.clock();
+    const undo: (() => void)[] = [];
+    let result: { events: AppendedEvent[]; due: boolean };
+    let lines: LogLine[];
+    try {
+      result = commit(input, now, undo);
+      s.faults?.before("logs");
+      lines = appendLogLines(s, input.workspaceId, input.componentId, logs, undo);
+    } catch (error) {
+      for (const step of undo.reverse()) step();
+      throw error;
+    }
+    const { events, due } = result;
+    if (events.length > 0) {
+      const { workspaceId, componentId: emitterId } = input;
+      s.announce({ kind: "events", local: true, workspaceId, emitterId, seqs: events.map((e) => e.seq) });
+      if (due) s.announce({ kind: "deliveries", local: true });
+    }
+    announceLogLines(s, lines);
+    return { events, logs: lines };
+  };
+
   return {
     async commit(input) {
-      s.open();
-      const now = input.now ?? s.clock();
-      const undo: (() => void)[] = [];
-      let result: { events: AppendedEvent[]; due: boolean };
-      try {
-        result = commit(input, now, undo);
-      } catch (error) {
-        for (const step of undo.reverse()) step();
-        throw error;
-      }
-      const { events, due } = result;
-      if (events.length > 0) {
-        const { workspaceId, componentId: emitterId } = input;
-        s.announce({ kind: "events", local: true, workspaceId, emitterId, seqs: events.map((e) => e.seq) });
-        if (due) s.announce({ kind: "deliveries", local: true });
-      }
-      return events;
+      return commitAll(input, []).events;
+    },
+    async commitRun(input) {
+      return commitAll(input, input.logs);
     },
   };
 }

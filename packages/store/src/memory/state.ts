@@ -56,6 +56,8 @@ export interface MemoryState {
   readonly deployed: Map<string, DeployedComponent>;
   readonly dedupe: Map<string, unknown>;
   readonly kv: Map<string, Map<string, unknown>>;
+  /** Each component db's version (absent: 0), one more with every change. */
+  readonly kvVersions: Map<string, number>;
   readonly events: Map<string, StoredEvent>;
   /** UTF-8 size of each event's body as JSON, once measured (retention by bytes). */
   readonly eventBytes: Map<string, number>;
@@ -153,6 +155,7 @@ export function createMemoryState(options: MemoryStoreOptions): MemoryState {
     deployed: new Map(),
     dedupe: new Map(),
     kv: new Map(),
+    kvVersions: new Map(),
     events,
     eventBytes,
     eventTexts,

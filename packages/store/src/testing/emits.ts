@@ -133,6 +133,103 @@ export function emitsSuite(t: SuiteContext): void {
       expect(event!.deliveryIds).toEqual([]);
     });
 
+    t.test("commitRun writes the events and the run's log lines together, each in order", async () => {
+      const { store } = t;
+      const now = nextWindow();
+      const { ws, emitter } = await t.outbox(0, now);
+      const logs = [
+        { level: "info", message: "first", ts: now },
+        { level: "error", message: "second\u0000 with a NUL", ts: now + 1 },
+        { level: "warn", message: "third", ts: now + 2 },
+      ];
+      const committed = await store.emits.commitRun({
+        workspaceId: ws,
+        componentId: emitter.id,
+        events: events(2, now),
+        logs,
+        now,
+      });
+      expect(committed.events).toHaveLength(2);
+      expect(committed.events[0]!.deliveryIds).toHaveLength(1);
+      expect(committed.logs.map(({ level, message, ts }) => ({ level, message, ts }))).toEqual(logs);
+      expect(committed.logs.every((line) => line.workspaceId === ws && line.componentId === emitter.id)).toBe(
+        true,
+      );
+      const seqs = committed.logs.map((line) => line.seq);
+      expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+      expect(new Set(seqs).size).toBe(3);
+      const listed = await store.logs.list(ws, emitter.id);
+      expect(listed.items).toEqual(committed.logs);
+      expect((await store.events.list(ws, emitter.id, { order: "asc" })).items.map((e) => e.body)).toEqual([
+        { n: 0 },
+        { n: 1 },
+      ]);
+
+      // Lines alone (a run that emitted nothing) are written too; a later run's come after.
+      const alone = await store.emits.commitRun({
+        workspaceId: ws,
+        componentId: emitter.id,
+        events: [],
+        logs: [{ level: "info", message: "no event", ts: now + 3 }],
+      });
+      expect(alone.events).toEqual([]);
+      expect(alone.logs[0]!.seq).toBeGreaterThan(seqs[2]!);
+      expect((await store.logs.list(ws, emitter.id)).items.map((line) => line.message)).toEqual([
+        "first",
+        "second\u0000 with a NUL",
+        "third",
+        "no event",
+      ]);
+    });
+
+    t.test("concurrent commitRuns of one emitter keep each run's lines in its order", async () => {
+      const { store } = t;
+      const ws = await t.workspace();
+      const dc = await t.component(ws);
+      const runs = await Promise.all(
+        Array.from({ length: 8 }, (_, r) =>
+          store.emits.commitRun({
+            workspaceId: ws,
+            componentId: dc.id,
+            events: events(r % 3, r * 10),
+            logs: Array.from({ length: (r % 4) + 1 }, (_, i) => ({
+              level: "info",
+              message: `${r}.${i}`,
+              ts: r,
+            })),
+          }),
+        ),
+      );
+      const listed = (await store.logs.list(ws, dc.id, { limit: 1000 })).items;
+      expect(listed).toHaveLength(runs.reduce((n, run) => n + run.logs.length, 0));
+      for (const [r, run] of runs.entries()) {
+        expect(run.logs.map((line) => line.message)).toEqual(
+          Array.from({ length: (r % 4) + 1 }, (_, i) => `${r}.${i}`),
+        );
+        expect(run.events).toHaveLength(r % 3);
+        const mine = listed.filter((line) => line.message.startsWith(`${r}.`));
+        expect(mine).toEqual(run.logs);
+      }
+    });
+
+    t.test("a refused commitRun writes none of its log lines", async () => {
+      const { store } = t;
+      const ws = await t.workspace();
+      const dc = await t.component(ws);
+      // Under a strategy every event needs its id: refused before anything is written.
+      await expect(
+        store.emits.commitRun({
+          workspaceId: ws,
+          componentId: dc.id,
+          events: events(1, 1),
+          dedupe: "unique",
+          logs: [{ level: "info", message: "refused", ts: 1 }],
+        }),
+      ).rejects.toMatchObject({ code: "dedupe_missing_id" });
+      expect((await store.logs.list(ws, dc.id)).items).toEqual([]);
+      expect((await store.events.list(ws, dc.id)).items).toEqual([]);
+    });
+
     describe.skipIf(!t.options.faultInjection)("all or nothing (faultInjection)", () => {
       for (const point of FAULT_POINTS) {
         t.test(`a failure before writing ${point} leaves nothing of the commit written`, async () => {
@@ -149,13 +246,15 @@ export function emitsSuite(t: SuiteContext): void {
           };
           expect(before.events).toHaveLength(2);
 
+          const logsBefore = (await store.logs.list(ws, emitter.id, { limit: 1000 })).items;
           faults.arm(point);
-          const failed = store.emits.commit({
+          const failed = store.emits.commitRun({
             workspaceId: ws,
             componentId: emitter.id,
             events: ided(3, now + 10),
             dedupe: "unique",
             now: now + 10,
+            logs: [{ level: "info", message: "lost with the commit", ts: now + 10 }],
           });
           await expect(failed).rejects.toThrow(`injected fault before writing ${point}`);
           faults.disarm();
@@ -164,6 +263,7 @@ export function emitsSuite(t: SuiteContext): void {
           expect((await store.events.list(ws, emitter.id, { limit: 100 })).items).toEqual(before.events);
           const deliveries = await store.deliveries.list(ws, { webhookId: webhooks[0]!.id, limit: 100 });
           expect(deliveries.items).toEqual(before.deliveries);
+          expect((await store.logs.list(ws, emitter.id, { limit: 1000 })).items).toEqual(logsBefore);
           // Nothing half-written is claimed either: only the two earlier deliveries are due.
           const ours = new Set(appended.flatMap((e) => e.deliveryIds));
           const claimed = await store.queue.deliveries.claim({

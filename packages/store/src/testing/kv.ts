@@ -33,6 +33,42 @@ export function kvSuite(t: SuiteContext): void {
       expect((await t.store.kv.list(dc)).map((entry) => entry.key)).toEqual([...keys].sort());
     });
 
+    t.test("snapshot reads the entries only when the version moved on; every change moves it", async () => {
+      const { kv } = t.store;
+      const dc = unique("dc");
+      expect(await kv.snapshot(dc)).toEqual({ version: 0, entries: {} });
+      expect(await kv.snapshot(dc, 0)).toEqual({ version: 0 });
+      expect(await kv.write(dc, [])).toBe(0);
+      const v1 = await kv.write(dc, [
+        ["a", 1],
+        ["b", { nested: true }],
+        ["a", 2],
+        ["gone", "x"],
+        ["gone", undefined],
+      ]);
+      expect(v1).toBe(1);
+      expect(await kv.snapshot(dc)).toEqual({ version: 1, entries: { a: 2, b: { nested: true } } });
+      expect(await kv.snapshot(dc, 1)).toEqual({ version: 1 });
+      await kv.set(dc, "c", 3);
+      expect(await kv.snapshot(dc, 1)).toEqual({ version: 2, entries: { a: 2, b: { nested: true }, c: 3 } });
+      expect(await kv.delete(dc, "missing")).toBe(false);
+      expect((await kv.snapshot(dc, 2)).version).toBe(2);
+      expect(await kv.delete(dc, "c")).toBe(true);
+      expect(await kv.write(dc, [["b", undefined]])).toBe(4);
+      expect(await kv.snapshot(dc, 3)).toEqual({ version: 4, entries: { a: 2 } });
+      expect(await kv.list(dc)).toEqual([{ key: "a", value: 2 }]);
+    });
+
+    t.test("concurrent writes each move the version on", async () => {
+      const dc = unique("dc");
+      const versions = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => t.store.kv.write(dc, [[`k${i}`, i]])),
+      );
+      expect([...versions].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      const { entries } = await t.store.kv.snapshot(dc);
+      expect(Object.keys(entries ?? {})).toHaveLength(8);
+    });
+
     t.test("returned values are copies", async () => {
       const dc = unique("dc");
       const value = { list: [1] };

@@ -20,6 +20,21 @@ export function multiProcessSuite(t: SuiteContext): void {
       await other?.close();
     });
 
+    t.test("a component db written by one instance is a new version for the other", async () => {
+      const dc = `dc_kv_${nextWindow()}`;
+      const { version } = await t.store.kv.snapshot(dc);
+      expect(await other.kv.write(dc, [["cursor", 1]])).toBe(version + 1);
+      expect(await t.store.kv.snapshot(dc, version)).toEqual({
+        version: version + 1,
+        entries: { cursor: 1 },
+      });
+      await Promise.all([t.store.kv.write(dc, [["a", 1]]), other.kv.write(dc, [["b", 2]])]);
+      expect(await other.kv.snapshot(dc, version + 1)).toEqual({
+        version: version + 3,
+        entries: { a: 1, b: 2, cursor: 1 },
+      });
+    });
+
     t.test("rows written by one instance are read, claimed and completed by the other", async () => {
       const now = nextWindow();
       const { ws, emitter, deliveryIds } = await t.outbox(20, now, 2);

@@ -105,6 +105,28 @@ export function notificationsSuite(t: SuiteContext): void {
       });
     });
 
+    withNotices("the log lines of a commitRun are announced with their seqs", async (notices) => {
+      const ws = await t.workspace();
+      const dc = await t.component(ws);
+      const { logs } = await t.store.emits.commitRun({
+        workspaceId: ws,
+        componentId: dc.id,
+        events: events(1, 1),
+        logs: [
+          { level: "info", message: "one", ts: 1 },
+          { level: "warn", message: "two", ts: 2 },
+        ],
+      });
+      const logSeqs = () =>
+        notices.flatMap((n) => (n.kind === "logs" && n.componentId === dc.id ? n.seqs : []));
+      await eventually(() => logSeqs().length >= 2);
+      expect(logSeqs()).toEqual(logs.map((line) => line.seq));
+      expect(notices.find((n) => n.kind === "logs" && n.componentId === dc.id)).toMatchObject({
+        local: true,
+        workspaceId: ws,
+      });
+    });
+
     withNotices("retry, recover, a release due now and a sweep announce due deliveries", async (notices) => {
       const { store } = t;
       const now = nextWindow();

@@ -181,7 +181,21 @@ export interface KvEntry {
   value: unknown;
 }
 
-/** The component `db` service: a key-value map per deployed component. */
+/** One write of a component's db: a key and its new value (`undefined`: the key is deleted). */
+export type KvWrite = readonly [key: string, value: unknown];
+
+/** A component's db as {@link KvStore.snapshot} reads it. */
+export interface KvSnapshot {
+  /** The db's version: 0 before its first change, one more with every change after. */
+  version: number;
+  /** Every entry by key; absent when the version is the one the caller said it knows. */
+  entries?: Record<string, unknown>;
+}
+
+/**
+ * The component `db` service: a key-value map per deployed component, with a version that every
+ * change moves on, so that a reader may keep the entries and read them again only once they changed.
+ */
 export interface KvStore {
   /** The value, or undefined. */
   get(componentId: string, key: string): Promise<unknown>;
@@ -191,4 +205,25 @@ export interface KvStore {
   delete(componentId: string, key: string): Promise<boolean>;
   /** All entries of the component, sorted by key. */
   list(componentId: string): Promise<KvEntry[]>;
+  /**
+   * The db's version, and its entries unless that version is `known` (one round trip either way):
+   * a reader that kept the entries of version `known` reads them again only once they changed.
+   *
+   * @example
+   * ```ts
+   * let kept = await store.kv.snapshot(id); // { version: 3, entries: { cursor: 9 } }
+   * const again = await store.kv.snapshot(id, kept.version); // { version: 3 }: unchanged
+   * ```
+   */
+  snapshot(componentId: string, known?: number): Promise<KvSnapshot>;
+  /**
+   * Applies `writes` in order, all or none (one round trip), and returns the db's new version: one
+   * more than before. `set` and `delete` move the version on as well; no writes, no change.
+   *
+   * @example
+   * ```ts
+   * const version = await store.kv.write(id, [["cursor", 10], ["stale", undefined]]);
+   * ```
+   */
+  write(componentId: string, writes: readonly KvWrite[]): Promise<number>;
 }

@@ -110,6 +110,38 @@ export interface EmitStore {
    * `dedupe_non_numeric_id` (`greatest`) and writes nothing. Returns the events kept.
    */
   commit(input: EmitCommitInput): Promise<AppendedEvent[]>;
+  /**
+   * {@link EmitStore.commit} with the invocation's log lines (`input.logs`, in order) in the same
+   * atomic step: the events, their deliveries, the dedupe state and the lines are all written, or
+   * none (a refused commit writes no line either). A SQL store writes them in the same group-commit
+   * statement as the events, so that a run that logs costs the same one round trip as one that
+   * does not. With no events, only the lines are written. The lines are announced to observers as
+   * {@link LogStore.append}'s are.
+   *
+   * @example
+   * ```ts
+   * const { events, logs } = await store.emits.commitRun({
+   *   workspaceId: ws.id,
+   *   componentId: source.id,
+   *   events: [{ channel: "default", ts: Date.now(), body: { total: 10 } }],
+   *   logs: [{ level: "info", message: "got an order", ts: Date.now() }],
+   * });
+   * console.log(events.length, logs[0]?.seq); // 1, the line's seq
+   * ```
+   */
+  commitRun(input: RunCommitInput): Promise<RunCommitted>;
+}
+
+/** Input of {@link EmitStore.commitRun}: one invocation's emits and its log lines. */
+export interface RunCommitInput extends EmitCommitInput {
+  /** The invocation's log lines, oldest first (possibly none). */
+  logs: LogInput[];
+}
+
+/** What {@link EmitStore.commitRun} wrote: the events kept and the log lines, in order. */
+export interface RunCommitted {
+  events: AppendedEvent[];
+  logs: LogLine[];
 }
 
 /** Options of {@link EventStore.list}. */

@@ -1,7 +1,7 @@
 // Guest API: loads the bundled component, builds its `this`, and runs invocations. It follows
 // core.js inside the same function body; the host returns GUEST_API ({ load, mount, invoke, complete }).
 // Every value crosses the boundary as one JSON string each way. What only some components use
-// (db, app and http props, actions' `$`, errors, options) is in component.js and extra.js.
+// (db, app and http props, actions' `$`, errors, options) is in component.js and prop-options.js.
 var current = null;
 var orphanLogs = [];
 var definition = null;
@@ -25,11 +25,11 @@ function toJson(value, what) {
     json = jsonStringify(value, flag);
   } catch (e) {
     // Cycles and BigInts throw a TypeError; anything else (a throwing toJSON) is the caller's.
-    if (!(e instanceof TypeError) || !load("extra").notSerializable(value, "value", [])) throw e;
+    if (!(e instanceof TypeError) || !load("prop-options").notSerializable(value, "value", [])) throw e;
     dropped = true;
   }
   if (dropped) {
-    var why = load("extra").notSerializable(value, "value", []) || "a value JSON cannot represent";
+    var why = load("prop-options").notSerializable(value, "value", []) || "a value JSON cannot represent";
     throw new TypeError(what + ": value is not JSON-serializable (" + why + ")");
   }
   return json;
@@ -140,7 +140,7 @@ function dispatch(kind, arg, rec) {
     var hook = def.hooks && def.hooks[arg.name];
     return typeof hook === "function" ? hook.call(thisObj) : undefined;
   }
-  if (kind === "options" || kind === "additionalProps") return load("extra")[kind](def, thisObj, arg);
+  if (kind === "options" || kind === "additionalProps") return load("prop-options")[kind](def, thisObj, arg);
   throw new Error("Unknown invocation kind " + kind);
 }
 

@@ -35,7 +35,7 @@ var S = {
 // compiling an object literal costs more than splitting this.
 var LAZY =
   "console:console Buffer,TextEncoder,TextDecoder,atob,btoa,#buffer:bytes URL,URLSearchParams,#url:url " +
-  "crypto,#crypto:crypto fetch,Headers,Response:fetch structuredClone:clone process,#process,#tty:process " +
+  "crypto,#crypto:crypto CryptoKey,SubtleCrypto:crypto-subtle fetch,Headers,Response:fetch structuredClone:clone process,#process,#tty:process " +
   "setTimeout,clearTimeout,setInterval,clearInterval,setImmediate,clearImmediate,queueMicrotask,#timers,#timers/promises:timers " +
   "#querystring:querystring #diagnostics_channel:channels #util,#util/types:util #events:events #@pipedream/platform,#@pipedream/types:platform " +
   "#fs,#fs/promises:fs #path,#path/posix,#os:path #stream,#stream/promises:stream " +

@@ -11,11 +11,23 @@
       var out = bytes.Buffer.from(b64, "base64");
       return encoding ? out.toString(encoding) : out;
     }
+    // `key` of an HMAC: bytes, a string, or a secret KeyObject (jsonwebtoken 9 passes one).
+    function hmacKey(key) {
+      if (key === undefined) return undefined;
+      if (key instanceof mod.KeyObject) {
+        if (key.type !== "secret")
+          throw new TypeError("Invalid key object type " + key.type + ", expected secret.");
+        return key._desc.b64;
+      }
+      return base64Encode(toBytes(key), false);
+    }
     function Hasher(kind, algorithm, key) {
       this._kind = kind;
       this._alg = String(algorithm);
-      this._key = key === undefined ? undefined : base64Encode(toBytes(key), false);
+      this._key = hmacKey(key);
       this._parts = [];
+      // Node's Hash has `copy()`; its Hmac does not.
+      if (kind === "hash") this.copy = copyHash;
     }
     Hasher.prototype.update = function (data, encoding) {
       this._parts.push(base64Encode(toBytes(data, encoding), false));
@@ -30,6 +42,12 @@
       });
       return digestOut(b64, encoding);
     };
+    // A hash of what was written so far, as Node's `hash.copy()` (the AWS SDK's signer calls it).
+    function copyHash() {
+      var copy = new Hasher(this._kind, this._alg);
+      copy._parts = this._parts.slice();
+      return copy;
+    }
     function randomBytes(n, callback) {
       var out = bytes.Buffer.from(callHost("crypto.random", n), "base64");
       if (typeof callback === "function") Promise.resolve().then(() => callback(null, out));
@@ -92,6 +110,10 @@
       },
     };
     mod.webcrypto = { getRandomValues: mod.getRandomValues, randomUUID: mod.randomUUID };
+    // Web Crypto's `subtle` (guest/crypto-subtle.js), loaded on first use.
+    var subtle = () => S.load("crypto-subtle").subtle;
+    Object.defineProperty(mod.webcrypto, "subtle", { enumerable: true, get: subtle });
+    Object.defineProperty(mod, "subtle", { enumerable: true, get: subtle });
     // Signatures, ciphers, key derivation and keys (guest/crypto-more.js).
     return S.load("crypto-more").extend(mod);
   }

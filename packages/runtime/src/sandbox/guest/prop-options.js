@@ -1,7 +1,7 @@
 // Lazily loaded guest file (see core.js): `load(name)` evaluates it on first use and calls the
 // function with the shared scope S.
-// The rarely used parts of api.js: `options` and `additionalProps` invocations, and the
-// explanation of a value that is not JSON-serializable.
+// The prop-configuration calls, kept out of api.js as they are rarely used: the `options` and
+// `additionalProps` invocations; and the explanation of a value that is not JSON-serializable.
 (function (S) {
   var api = S.api;
   var toJsonValue = S.load("component").toJsonValue;
