@@ -51,6 +51,10 @@ const ON_NODE_TOO: Record<string, RegExp> = {
   // `for (url of this.rss_feeds)` in an ES module: strict mode, ReferenceError on Node too.
   "helper_functions/actions/retrieve-all-rss-stories/retrieve-all-rss-stories.mjs": /'url' is not defined/,
   "helper_functions/actions/retrieve-new-rss-stories/retrieve-new-rss-stories.mjs": /'url' is not defined/,
+  // `getSummary({ channel: { name } })` of the placeholder event `{}`: QuickJS's words for
+  // destructuring undefined; Node throws a TypeError too ("Cannot read properties of undefined").
+  "slack/sources/new-channel-created/new-channel-created.mjs": /cannot convert to object/,
+  "slack/sources/new-user-added/new-user-added.mjs": /cannot convert to object/,
 };
 
 /** Errors that show the component ran until it reached for its API. */
