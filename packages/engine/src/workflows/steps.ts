@@ -23,6 +23,7 @@ import { dataStoreBridge } from "../data-stores.js";
 import { fetchBridge } from "../mounts.js";
 import { netBridges } from "../net-bridges.js";
 import { componentNotFound } from "../not-found.js";
+import { type LoadedCode, rememberCode } from "./code-cache.js";
 
 /** A step's component, ready to run. @internal */
 export interface PreparedStep {
@@ -78,7 +79,7 @@ export function stepError(problems: Problem[]): HooklineError {
 /** Engine-wide caches of step components and sandboxes. @internal */
 export interface StepCache {
   /** Loaded code steps by code hash. */
-  code: Map<string, { bundle: string; description: ComponentDescription }>;
+  code: Map<string, LoadedCode>;
   /** Mounted sandboxes by `workflowId/index/identity`. */
   mounted: Map<string, MountedComponent>;
   /** Prepared steps by `workflowId/index/updatedAt`. */
@@ -94,8 +95,6 @@ const RETIRE_MS = 60_000;
 export function createStepCache(): StepCache {
   return { code: new Map(), mounted: new Map(), prepared: new Map(), retired: new Set() };
 }
-
-const MAX_CACHED_CODE = 500;
 
 /**
  * Resolves and checks one stored step (`steps[index]` of the definition): its component (404 and
@@ -130,8 +129,7 @@ export async function prepareStep(
           files: { [file]: step.component_code },
         });
         loaded = { bundle: out.bundle, description: out.description };
-        if (cache.code.size >= MAX_CACHED_CODE) cache.code.delete(cache.code.keys().next().value as string);
-        cache.code.set(hash, loaded);
+        rememberCode(cache.code, hash, loaded);
       }
       identity = `code:${hash}`;
       ({ bundle, description } = loaded);
