@@ -193,8 +193,12 @@ if (mode === "bare") {
   });
   const webhook = await hookline.webhooks.create(ws, { url: receiverUrl });
   await hookline.subscriptions.create(ws, { emitterId: source.id, listenerId: webhook.id });
-  // What `pd serve` mounts, without the per-endpoint rate limit (it would answer 429 past 20/s).
-  server.on("request", toNodeListener(createHandler(hookline, { ingressRateLimit: false })));
+  // What `pd serve` mounts, without the per-endpoint and per-workspace rate limits: they would answer
+  // 429 past 400 and 800 requests/s, and this measures what the stack accepts, not the caps.
+  server.on(
+    "request",
+    toNodeListener(createHandler(hookline, { ingressRateLimit: false, workspaceIngressRateLimit: false })),
+  );
   calls.clear();
   storeMs = 0;
   sqlCounts.statements = 0;
