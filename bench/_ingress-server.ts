@@ -3,12 +3,12 @@
 // argv: <mode: bare|hookline> <store: memory|pglite|postgres> <receiver url> [breakdown]
 // It sends { port, path } once listening; on { report: true } it answers with its counters
 // (store calls per method, time in the sandbox, in the store, in delivery); on { stop: true } it exits.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 
 const [mode, storeKind, receiverUrl, breakdownArg] = process.argv.slice(2) as [
   string,
@@ -17,7 +17,40 @@ const [mode, storeKind, receiverUrl, breakdownArg] = process.argv.slice(2) as [
   string?,
 ];
 const breakdown = breakdownArg === "breakdown";
+
+/**
+ * The CPU time (ms) of every Postgres server process on this machine so far (their backends, WAL
+ * writer, checkpointer...), read from /proc: what a request costs the database, beside the server's
+ * own CPU. Zero where /proc is missing. Other sessions' use of the same Postgres counts too.
+ */
+function postgresCpuMs(): number {
+  let ticks = 0;
+  let pids: string[] = [];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (comm !== "postgres") continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux.
+}
 const send = (msg: unknown) => process.send?.(msg);
+
+/** The 50th, 90th and 99th percentiles of `values` (ms). */
+function percentiles(values: number[]): number[] {
+  const sorted = [...values].sort((a, b) => a - b);
+  return [0.5, 0.9, 0.99].map((q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0);
+}
 
 if (mode === "bare") {
   const server = createServer((req, res) => {
@@ -64,6 +97,23 @@ if (mode === "bare") {
         });
       },
     };
+    const pipeline = client.pipeline?.bind(client);
+    if (pipeline)
+      wrapped.pipeline = (statements, options) => {
+        sqlCounts.statements += statements.length;
+        const started = performance.now();
+        const key =
+          `[pipeline] ${statements.map((s) => s.text.replace(/\s+/g, " ").trim().slice(0, 50)).join(" ; ")}`.slice(
+            0,
+            110,
+          );
+        return pipeline(statements, options).finally(() => {
+          const entry = statementTimes.get(key) ?? { n: 0, ms: 0 };
+          entry.n++;
+          entry.ms += performance.now() - started;
+          statementTimes.set(key, entry);
+        });
+      };
     const transaction = client.transaction?.bind(client);
     if (transaction)
       wrapped.transaction = (fn) => {
@@ -195,10 +245,37 @@ if (mode === "bare") {
   await hookline.subscriptions.create(ws, { emitterId: source.id, listenerId: webhook.id });
   // What `pd serve` mounts, without the per-endpoint and per-workspace rate limits: they would answer
   // 429 past 400 and 800 requests/s, and this measures what the stack accepts, not the caps.
-  server.on(
-    "request",
-    toNodeListener(createHandler(hookline, { ingressRateLimit: false, workspaceIngressRateLimit: false })),
+  const listener = toNodeListener(
+    createHandler(hookline, { ingressRateLimit: false, workspaceIngressRateLimit: false }),
   );
+  // Breakdown: while a load runs (between { load: true } and { load: false }), each request's time in
+  // the server (arrival to response sent), each emit commit's, and the event loop's delay.
+  const latency = { on: false, server: [] as number[], commit: [] as number[] };
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  if (breakdown) {
+    const commitRun = store.emits.commitRun.bind(store.emits);
+    store.emits.commitRun = async (input) => {
+      const started = performance.now();
+      try {
+        return await commitRun(input);
+      } finally {
+        if (latency.on) latency.commit.push(performance.now() - started);
+      }
+    };
+  }
+  server.on("request", (req, res) => {
+    if (latency.on) {
+      const started = performance.now();
+      res.on("finish", () => latency.server.push(performance.now() - started));
+    }
+    listener(req, res);
+  });
+  process.on("message", (msg: { load?: boolean }) => {
+    if (msg.load === undefined || !breakdown) return;
+    latency.on = msg.load;
+    if (msg.load) loopDelay.enable();
+    else loopDelay.disable();
+  });
   calls.clear();
   storeMs = 0;
   sqlCounts.statements = 0;
@@ -216,9 +293,15 @@ if (mode === "bare") {
           calls: Object.fromEntries(calls),
           attempts,
           cpuMs: (cpu.user + cpu.system) / 1000,
+          dbCpuMs: postgresCpuMs(),
           ...sqlCounts,
           sql: Object.fromEntries(statementTimes),
           rssMb: process.memoryUsage().rss / 2 ** 20,
+          latency: {
+            server: percentiles(latency.server),
+            commit: percentiles(latency.commit),
+            loopDelay: [50, 90, 99].map((p) => loopDelay.percentile(p) / 1e6),
+          },
         },
       });
     }

@@ -11,8 +11,10 @@
  *
  * Env: BENCH_SECONDS (10), BENCH_CLIENTS (10), BENCH_STORES (memory,pglite[,postgres]),
  * BENCH_REPEAT (3: pairs of bare and Hookline runs per store; the line gives the median ratio and
- * p99, and every pair's ratio), BENCH_BREAKDOWN=1 (store calls per request, time in the sandbox,
- * the store and delivery, over all pairs), BENCH_NO_WORKER=1 (no delivery worker: what ingress alone
+ * p99, and every pair's ratio), BENCH_BREAKDOWN=1 (store calls and SQL statements per request, time in the
+ * sandbox, the store and delivery, the server's and Postgres's CPU per delivered request, over all
+ * pairs; during the loads, the time a request spends in the server, in the emit commit, and the event
+ * loop's delay), BENCH_NO_WORKER=1 (no delivery worker: what ingress alone
  * reaches; nothing is delivered then), BENCH_PG_ASYNC=1 (Postgres with `synchronous_commit=off`: what
  * waiting for the WAL flush of each commit costs; not a setting `pd serve` uses).
  */
@@ -71,6 +73,8 @@ async function startServer(mode: "bare" | "hookline", store: string) {
   return {
     port,
     path,
+    /** Marks the start and end of a load (the breakdown's latencies are taken within). */
+    load: (on: boolean) => child.send({ load: on }),
     report: () => {
       const r = message(child, (m) => m.report as Report | undefined);
       child.send({ report: true });
@@ -90,7 +94,11 @@ interface Report {
   sandboxMs: number;
   storeMs: number;
   cpuMs: number;
+  /** Every Postgres process's CPU time on the machine (ms): the database's share. */
+  dbCpuMs?: number;
   rssMb: number;
+  /** Over the loads (breakdown): p50, p90, p99 of the server's time per request, of an emit commit, of the event loop's delay (ms). */
+  latency?: { server: number[]; commit: number[]; loopDelay: number[] };
   statements?: number;
   transactions?: number;
   /** Per statement (its first words): count and wall time. */
@@ -181,7 +189,9 @@ for (const store of stores) {
   for (let round = 0; round < REPEAT; round++) {
     const base = await drive(bare.port, bare.path, SECONDS);
     const countBefore = await received();
+    server.load(true);
     const load = await drive(server.port, server.path, SECONDS);
+    server.load(false);
     const afterLoad = performance.now();
     let delivered = 0;
     while (performance.now() < afterLoad + 30_000) {
@@ -203,8 +213,14 @@ for (const store of stores) {
   if (BREAKDOWN) {
     const runs = r1.runs - r0.runs || 1;
     console.log(
-      `  per request: sandbox ${round((r1.sandboxMs - r0.sandboxMs) / runs, 3)} ms, store calls (wall, overlapping) ${round((r1.storeMs - r0.storeMs) / runs, 3)} ms, server CPU ${round((r1.cpuMs - r0.cpuMs) / runs, 3)} ms; delivery attempts ${r1.attempts.n - r0.attempts.n} (${round((r1.attempts.ms - r0.attempts.ms) / Math.max(1, r1.attempts.n - r0.attempts.n), 2)} ms each); server RSS ${round(r1.rssMb)} MB`,
+      `  per request: sandbox ${round((r1.sandboxMs - r0.sandboxMs) / runs, 3)} ms, store calls (wall, overlapping) ${round((r1.storeMs - r0.storeMs) / runs, 3)} ms, server CPU ${round((r1.cpuMs - r0.cpuMs) / runs, 3)} ms${store === "postgres" ? `, Postgres CPU ${round(((r1.dbCpuMs ?? 0) - (r0.dbCpuMs ?? 0)) / runs, 3)} ms` : ""}; delivery attempts ${r1.attempts.n - r0.attempts.n} (${round((r1.attempts.ms - r0.attempts.ms) / Math.max(1, r1.attempts.n - r0.attempts.n), 2)} ms each); server RSS ${round(r1.rssMb)} MB`,
     );
+    if (r1.latency) {
+      const ms = (values: number[]) => values.map((v) => round(v, 2)).join("/");
+      console.log(
+        `  during the loads (p50/p90/p99 ms): in the server ${ms(r1.latency.server)}, of which the emit commit ${ms(r1.latency.commit)}; event loop delay ${ms(r1.latency.loopDelay)}`,
+      );
+    }
     if (r1.statements !== undefined)
       console.log(
         `  SQL: ${round((r1.statements - (r0.statements ?? 0)) / runs, 2)} statements/request (BEGIN and COMMIT not counted), ${round(((r1.transactions ?? 0) - (r0.transactions ?? 0)) / runs, 2)} transactions/request`,
