@@ -34,37 +34,24 @@ function sandboxMode(
   return { ...(mode ? { mode } : {}), ...(mode === "pool" ? { pool: { ...pool, onThreadReplaced } } : {}) };
 }
 
-/** Splits `options.limits` into the sandbox's and the engine's, with defaults, checked. */
+/**
+ * Splits `options.limits` into the engine's (the keys of {@link DEFAULT_ENGINE_LIMITS}, each a
+ * positive integer, defaulted) and the sandbox's (the rest, or undefined when none is given).
+ */
 export function splitLimits(limits: HooklineOptions["limits"] = {}): {
   engine: EngineLimits;
   sandbox: Partial<Limits> | undefined;
 } {
-  const {
-    maxQueuedInvocations,
-    maxEmitsPerRun,
-    maxEventBytes,
-    maxDataStoreKeys,
-    maxDataStoreValueBytes,
-    maxExecutionBytes,
-    ...sandbox
-  } = limits;
   const engine = { ...DEFAULT_ENGINE_LIMITS };
-  const given = {
-    maxQueuedInvocations,
-    maxEmitsPerRun,
-    maxEventBytes,
-    maxDataStoreKeys,
-    maxDataStoreValueBytes,
-    maxExecutionBytes,
-  };
-  for (const [name, value] of Object.entries(given)) {
-    if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value < 1) {
+  const sandbox: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Object.hasOwn(DEFAULT_ENGINE_LIMITS, name)) sandbox[name] = value;
+    else if (value === undefined) continue;
+    else if (!Number.isSafeInteger(value) || value < 1) {
       throw new HooklineError("bad_request", `limits.${name} must be a positive integer, got ${value}`);
-    }
-    engine[name as keyof EngineLimits] = value;
+    } else engine[name as keyof EngineLimits] = value;
   }
-  return { engine, sandbox: Object.keys(sandbox).length > 0 ? sandbox : undefined };
+  return { engine, sandbox: Object.keys(sandbox).length > 0 ? (sandbox as Partial<Limits>) : undefined };
 }
 
 /** The runtime the engine makes (and closes) when `options.runtime` is not given. */
