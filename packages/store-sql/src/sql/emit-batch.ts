@@ -242,6 +242,22 @@ function setLogSeqs(parts: EmitPart[], returned: unknown): void {
   for (const part of parts) for (const line of part.logs) line.seq = seqs[next++] ?? 0;
 }
 
+/** Each emitter's expected fingerprint (its parts computed their deliveries from the same one). */
+function expectedFingerprints(
+  parts: EmitPart[],
+): { workspaceId: string; emitterId: string; fingerprint: string }[] {
+  const expected = new Map<string, { workspaceId: string; emitterId: string; fingerprint: string }>();
+  for (const part of parts) {
+    if (part.fingerprint === undefined) continue;
+    expected.set(`${part.workspaceId}\u0000${part.componentId}`, {
+      workspaceId: part.workspaceId,
+      emitterId: part.componentId,
+      fingerprint: part.fingerprint,
+    });
+  }
+  return [...expected.values()];
+}
+
 /** The write of the whole batch; sets each event's `seq` (in the batch's order), and each log line's. */
 function writeStatement(
   c: SqlContext,
@@ -255,17 +271,7 @@ function writeStatement(
   const deliveries = parts.flatMap((part) => part.deliveries);
   // The heads of the parts announced here (null: announced later, or not at all).
   const heads = parts.map((part) => (part.events.length === 0 ? null : (head(c, part) ?? null)));
-  // Each emitter's expected fingerprint (its parts computed their deliveries from the same one).
-  const expected = new Map<string, { workspaceId: string; emitterId: string; fingerprint: string }>();
-  for (const part of parts) {
-    if (part.fingerprint === undefined) continue;
-    expected.set(`${part.workspaceId}\u0000${part.componentId}`, {
-      workspaceId: part.workspaceId,
-      emitterId: part.componentId,
-      fingerprint: part.fingerprint,
-    });
-  }
-  const checks = [...expected.values()];
+  const checks = expectedFingerprints(parts);
   // The log lines' part of the statement only when the group has lines (two texts, each kept hot).
   const logged = parts.some((part) => part.logs.length > 0);
   return {
