@@ -28,31 +28,13 @@ import { Agent, createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { BENCH_HANDLER_OPTIONS, BODY, createBenchWorkflow } from "./_workflow-setup.js";
 
 const TREES = (process.env.BENCH_TREES ?? ".").split(",").map((t) => resolve(t.trim()));
 const N = Number(process.env.BENCH_N ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const HTTP = process.env.BENCH_HTTP !== "0";
-
-// bench:workflow's three steps and body.
-const TOTAL = `export default defineComponent({ async run({ steps }) { const items = steps.trigger.event.body.items;
-  return { count: items.length, total: items.reduce((n, i) => n + i.price * i.qty, 0) }; } });`;
-const TAX = `export default { key: "bench-tax", name: "Tax", version: "0.1.0", type: "action",
-  props: { total: { type: "integer" }, rate: { type: "integer" } },
-  async run({ $ }) { const tax = Math.round(this.total * this.rate / 100); $.export("tax", tax);
-    return { gross: this.total + tax }; } };`;
-const RESPOND = `export default defineComponent({ async run({ steps, $ }) {
-  await $.respond({ status: 200, headers: { "content-type": "application/json" },
-    body: { count: steps.total.$return_value.count, tax: steps.tax.tax, gross: steps.tax.$return_value.gross } }); } });`;
-const BODY = JSON.stringify({
-  order: "o-1",
-  items: [
-    { sku: "a", price: 1250, qty: 2 },
-    { sku: "b", price: 399, qty: 5 },
-    { sku: "c", price: 10000, qty: 1 },
-  ],
-});
 
 /** A module of a checkout's package, by its source file. */
 const source = (tree: string, pkg: string, file = "index.ts") =>
@@ -82,25 +64,8 @@ async function setup(tree: string): Promise<(n: number) => Promise<void>> {
   });
   await hookline.start();
   closers.push(() => hookline.close());
-  const ws = await hookline.workspaces.create({ name: "bench" });
-  const handler: (request: Request) => Promise<Response> = createHandler(hookline, {
-    rateLimit: false,
-    ingressRateLimit: false,
-  });
-  const created = await hookline.workflows.create(ws.id, {
-    name: "bench",
-    trigger: { type: "http", custom_response: true },
-    steps: [
-      { name: "total", component_code: TOTAL },
-      {
-        name: "tax",
-        component_code: TAX,
-        configured_props: { total: "{{steps.total.$return_value.total}}", rate: 20 },
-      },
-      { name: "respond", component_code: RESPOND },
-    ],
-  });
-  const url = new URL(created.trigger.endpoint_url as string);
+  const handler: (request: Request) => Promise<Response> = createHandler(hookline, BENCH_HANDLER_OPTIONS);
+  const url = new URL((await createBenchWorkflow(hookline)).url);
   if (!HTTP) {
     const one = async () => {
       const res = await handler(

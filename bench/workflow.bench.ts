@@ -4,7 +4,7 @@
  * and on PGlite (every execution and step recorded), against a baseline measured in the same run:
  * the same three functions called directly behind `node:http`. The load comes from another
  * process (bench/_load.mjs) over keep-alive sockets; latency is request sent to response read.
- * One line per store:
+ * The workload is bench/_workflow-setup.ts's. One line per store:
  * `workflow(<store>): executions_per_s=<n> p99_ms=<n> baseline_per_s=<n> baseline_p99_ms=<n> ratio=<x>`.
  *
  * Env: BENCH_REQUESTS (3000 per measure), BENCH_CONCURRENCY (32), BENCH_STORES (memory,pglite),
@@ -23,49 +23,11 @@ import {
   pgliteClient,
   type SqlClient,
 } from "@hookline/store-sql";
+import { BENCH_HANDLER_OPTIONS, BODY, createBenchWorkflow } from "./_workflow-setup.js";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WARMUP = 300;
-
-// The three steps. The workflow runs them as component code in the sandbox; the baseline calls
-// the same functions in plain JavaScript.
-const TOTAL = `export default defineComponent({
-  async run({ steps }) {
-    const items = steps.trigger.event.body.items;
-    return { count: items.length, total: items.reduce((n, i) => n + i.price * i.qty, 0) };
-  },
-});`;
-const TAX = `export default {
-  key: "bench-tax",
-  name: "Tax",
-  version: "0.1.0",
-  type: "action",
-  props: { total: { type: "integer" }, rate: { type: "integer" } },
-  async run({ $ }) {
-    const tax = Math.round(this.total * this.rate / 100);
-    $.export("tax", tax);
-    return { gross: this.total + tax };
-  },
-};`;
-const RESPOND = `export default defineComponent({
-  async run({ steps, $ }) {
-    await $.respond({
-      status: 200,
-      headers: { "content-type": "application/json" },
-      body: { count: steps.total.$return_value.count, tax: steps.tax.tax, gross: steps.tax.$return_value.gross },
-    });
-  },
-});`;
-
-const BODY = JSON.stringify({
-  order: "o-1",
-  items: [
-    { sku: "a", price: 1250, qty: 2 },
-    { sku: "b", price: 399, qty: 5 },
-    { sku: "c", price: 10000, qty: 1 },
-  ],
-});
 
 /** The baseline: the same three functions, called in order with a `steps` object and a `$`. */
 function baselineHandler(req: IncomingMessage, res: ServerResponse): void {
@@ -210,26 +172,12 @@ async function measure(
   hookline: ReturnType<typeof createHookline>,
   serve: (handler: (req: IncomingMessage, res: ServerResponse) => void) => void,
 ): Promise<LoadResult> {
-  const ws = await hookline.workspaces.create({ name: "bench" });
-  serve(toNodeListener(createHandler(hookline, { rateLimit: false, ingressRateLimit: false })));
-  const created = await hookline.workflows.create(ws.id, {
-    name: "bench",
-    trigger: { type: "http", custom_response: true },
-    steps: [
-      { name: "total", component_code: TOTAL },
-      {
-        name: "tax",
-        component_code: TAX,
-        configured_props: { total: "{{steps.total.$return_value.total}}", rate: 20 },
-      },
-      { name: "respond", component_code: RESPOND },
-    ],
-  });
-  const url = created.trigger.endpoint_url as string;
+  serve(toNodeListener(createHandler(hookline, BENCH_HANDLER_OPTIONS)));
+  const { workspaceId, workflowId, url } = await createBenchWorkflow(hookline);
   await load(url, WARMUP, expected);
   const result = await measured(url, REQUESTS);
   // Every run was recorded with its three steps.
-  const runs = await hookline.workflows.executions(ws.id, created.id, { limit: 100 });
+  const runs = await hookline.workflows.executions(workspaceId, workflowId, { limit: 100 });
   const last = runs.items[0];
   if (last?.status !== "succeeded" || last.steps.some((step) => step.status !== "succeeded")) {
     throw new Error(`the last execution was not recorded as succeeded: ${JSON.stringify(last)}`);

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run lint:size`: no source file over MAX_LINES lines, so that every module reads in one
 // sitting (HELPERS.md, "Style"). Tests, fixtures and generated files are not counted. Files of the
-// repository only (tracked, or new and not ignored).
+// repository only (tracked, or new and not ignored). Also: no test under a package's `src/`, which is
+// exactly what the package ships (docs/architecture.md, "Where tests live").
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
@@ -20,13 +21,17 @@ const NOT_SOURCE = [
 // file is under the limit (this check then fails until the entry is removed).
 const ALLOWED = new Map([]);
 
-const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], {
+const listed = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], {
   encoding: "utf8",
-})
-  .split("\n")
-  .filter((file) => CODE.test(file) && !NOT_SOURCE.some((re) => re.test(file)));
+}).split("\n");
+const files = listed.filter((file) => CODE.test(file) && !NOT_SOURCE.some((re) => re.test(file)));
 
 const problems = [];
+for (const file of listed) {
+  if (/^packages\/[^/]+\/src\/.*\.test\.[cm]?[jt]sx?$/.test(file)) {
+    problems.push(`${file}: a test under src/: move it to the package's test/ folder`);
+  }
+}
 const seen = new Set();
 for (const file of files) {
   let text;

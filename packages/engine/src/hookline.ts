@@ -14,20 +14,8 @@
  * docs/architecture.md draws how they fit.
  */
 import { randomUUID } from "node:crypto";
-import { HooklineError } from "@hookline/core";
-import {
-  closeDestinations,
-  createDeliveryWorker,
-  createTransport,
-  type DeliveryWorker,
-} from "@hookline/delivery";
-import {
-  createRuntime,
-  type Limits,
-  type PoolRuntime,
-  type PoolStats,
-  type RuntimeOptions,
-} from "@hookline/runtime";
+import { closeDestinations, type DeliveryWorker } from "@hookline/delivery";
+import type { PoolRuntime, PoolStats } from "@hookline/runtime";
 import { createMemoryStore, type Store } from "@hookline/store";
 import mitt, { type Emitter } from "mitt";
 import { type AccountsApi, createAccountsApi } from "./accounts.js";
@@ -46,20 +34,22 @@ import { handleIngress } from "./ingress.js";
 import { createMounts } from "./mounts.js";
 import { type ConnectApi, type ConnectTokensApi, createOAuth, type OAuthClientsApi } from "./oauth/index.js";
 import { createRegistry, type RegistryApi } from "./registry.js";
+import {
+  createRuntimeOf,
+  createTransportOf,
+  createUrlWarnerOf,
+  createWorkerOf,
+  splitLimits,
+} from "./resolve-options.js";
 import { createRetention } from "./retention.js";
 import { createSecretBox } from "./secrets.js";
 import { checkSecretsKey } from "./secrets-check.js";
 import { createSourcesApi, type SourcesApi } from "./sources.js";
 import { createTimerLoop, tick } from "./timers.js";
-import {
-  DEFAULT_ENGINE_LIMITS,
-  type EngineLimits,
-  type HooklineOptions,
-  type IngressResponse,
-} from "./types.js";
+import type { HooklineOptions, IngressResponse } from "./types.js";
 import { componentView } from "./views.js";
 import { createWebhookTester } from "./webhook-test.js";
-import { createUrlWarner, createWebhooksApi, type SubscriptionsApi, type WebhooksApi } from "./webhooks.js";
+import { createWebhooksApi, type SubscriptionsApi, type WebhooksApi } from "./webhooks.js";
 import { createWorkflows } from "./workflows/api.js";
 import type { EnvApi, WorkflowsApi } from "./workflows/types.js";
 import { type ApiKeysApi, createApiKeysApi, createWorkspacesApi, type WorkspacesApi } from "./workspaces.js";
@@ -198,53 +188,6 @@ export interface Hookline {
   close(): Promise<void>;
 }
 
-/** The runtime's `mode` and `pool` options from `options.sandboxes`; replaced threads are told to `events`. */
-function sandboxMode(
-  sandboxes: HooklineOptions["sandboxes"],
-  events: Emitter<HooklineEvents>,
-): Pick<RuntimeOptions, "mode" | "pool"> {
-  if (!sandboxes) return {};
-  const { mode, ...pool } = sandboxes;
-  const onThreadReplaced: NonNullable<typeof pool.onThreadReplaced> = (info) => {
-    pool.onThreadReplaced?.(info);
-    events.emit("sandbox", { change: "thread_replaced", ...info });
-  };
-  return { ...(mode ? { mode } : {}), ...(mode === "pool" ? { pool: { ...pool, onThreadReplaced } } : {}) };
-}
-
-/** Splits `options.limits` into the sandbox's and the engine's, with defaults, checked. */
-function splitLimits(limits: HooklineOptions["limits"] = {}): {
-  engine: EngineLimits;
-  sandbox: Partial<Limits> | undefined;
-} {
-  const {
-    maxQueuedInvocations,
-    maxEmitsPerRun,
-    maxEventBytes,
-    maxDataStoreKeys,
-    maxDataStoreValueBytes,
-    maxExecutionBytes,
-    ...sandbox
-  } = limits;
-  const engine = { ...DEFAULT_ENGINE_LIMITS };
-  const given = {
-    maxQueuedInvocations,
-    maxEmitsPerRun,
-    maxEventBytes,
-    maxDataStoreKeys,
-    maxDataStoreValueBytes,
-    maxExecutionBytes,
-  };
-  for (const [name, value] of Object.entries(given)) {
-    if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value < 1) {
-      throw new HooklineError("bad_request", `limits.${name} must be a positive integer, got ${value}`);
-    }
-    engine[name as keyof EngineLimits] = value;
-  }
-  return { engine, sandbox: Object.keys(sandbox).length > 0 ? sandbox : undefined };
-}
-
 /**
  * Creates the engine.
  *
@@ -264,13 +207,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
   const store = options.store ?? createMemoryStore();
   const events = mitt<HooklineEvents>();
   const ownsRuntime = options.runtime === undefined;
-  const runtime =
-    options.runtime ??
-    createRuntime({
-      packages: options.packages ?? {},
-      ...(limits.sandbox ? { limits: limits.sandbox } : {}),
-      ...sandboxMode(options.sandboxes, events),
-    });
+  const runtime = options.runtime ?? createRuntimeOf(options, limits.sandbox, events);
   const clock = options.clock ?? systemClock;
   const box = createSecretBox(options.secretsKey ?? randomUUID());
   // Credentials go through the OAuth refresher, made once the context exists (below).
@@ -284,30 +221,8 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     authDue: (account) => oauth?.refresher.due(account) ?? false,
   };
   const ownsTransport = options.transport === undefined;
-  const transport =
-    options.transport ??
-    createTransport({
-      ...(options.allowPrivateUrls ? { allowPrivate: true } : {}),
-      ...(options.allowList ? { allowList: options.allowList } : {}),
-    });
-  const worker: DeliveryWorker | undefined =
-    options.worker === false
-      ? undefined
-      : createDeliveryWorker({
-          ...options.worker,
-          store,
-          transport,
-          decryptSecret: (v) => box.open(v),
-          clock,
-          // Metrics and logs hear every attempt (events.ts, `attempt`), after the embedder's hook.
-          onAttempt: (report) => {
-            try {
-              if (options.worker) options.worker.onAttempt?.(report);
-            } finally {
-              events.emit("attempt", report);
-            }
-          },
-        });
+  const transport = options.transport ?? createTransportOf(options);
+  const worker = createWorkerOf(options, { store, transport, box, clock, events });
   const wakeWorker = () => worker?.wake();
   const baseUrl = (options.baseUrl ?? "http://localhost:4100").replace(/\/+$/, "");
   // Events and logs stored by other nodes sharing the store reach this node's observers too (SSE).
@@ -382,12 +297,7 @@ export function createHookline(options: HooklineOptions = {}): Hookline {
     clock,
     wakeWorker,
     createWebhookTester(transport, box, clock),
-    ownsTransport
-      ? createUrlWarner({
-          allowPrivate: options.allowPrivateUrls === true,
-          allowList: options.allowList ?? [],
-        })
-      : undefined,
+    ownsTransport ? createUrlWarnerOf(options) : undefined,
   );
   let started: Promise<void> | undefined;
   let closed = false;

@@ -26,6 +26,11 @@ export function errorResponse(
   return jsonResponse(status, errorBody(code, message), headers);
 }
 
+/** The response of a {@link HooklineError}: its status, its body (`{ error: error.toJSON() }`). */
+export function apiErrorResponse(error: HooklineError, headers: Record<string, string> = {}): Response {
+  return jsonResponse(error.status, { error: error.toJSON() }, headers);
+}
+
 /** The API error of each store error code. */
 const STORE_ERRORS: Record<StoreErrorCode, ErrorCode> = {
   not_found: "not_found",
@@ -75,4 +80,18 @@ export function toApiError(error: unknown): HooklineError | undefined {
 /** The 500 answer of an unexpected error: its message names the request, nothing else. */
 export function internalError(requestId: string): HooklineError {
   return new HooklineError("internal_error", `Internal error (request ${requestId})`);
+}
+
+/**
+ * The response of an error thrown while answering: an API error as {@link toApiError} makes it;
+ * anything else reported to `onError` and answered as {@link internalError}.
+ */
+export function thrownResponse(
+  error: unknown,
+  requestId: string,
+  onError: (error: unknown, requestId: string) => void,
+): Response {
+  const apiError = toApiError(error);
+  if (!apiError) onError(error, requestId);
+  return apiErrorResponse(apiError ?? internalError(requestId));
 }

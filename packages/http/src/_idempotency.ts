@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { HooklineError } from "@hookline/core";
 import type { Store } from "@hookline/store";
 import stringify from "safe-stable-stringify";
+import { apiErrorResponse } from "./_errors.js";
 import { lightResponse, rawResponse } from "./_lazy-request-response.js";
 
 /** How long an answer is kept: 24 hours. */
@@ -88,10 +89,7 @@ export async function idempotent(call: IdempotentCall, run: () => Promise<Respon
         "idempotency_in_progress",
         "A request with this Idempotency-Key is still running; retry shortly",
       );
-      return lightResponse(JSON.stringify({ error: error.toJSON() }), error.status, {
-        "content-type": "application/json; charset=utf-8",
-        "retry-after": "1",
-      });
+      return apiErrorResponse(error, { "retry-after": "1" });
     }
     return lightResponse(record.response.body, record.response.status, {
       "content-type": "application/json; charset=utf-8",

@@ -120,3 +120,30 @@ export async function opsResponse(
   }
   return undefined;
 }
+
+/** Tells the observer of one request (its errors never reach the caller). @internal */
+export function report(
+  observer: RequestObserver,
+  request: Request,
+  requestId: string,
+  status: number,
+  startedAt: number,
+  trace: RequestTrace,
+): void {
+  try {
+    observer({
+      requestId,
+      method: request.method,
+      path: trace.path ?? "",
+      route: trace.route ?? "unmatched",
+      status,
+      durationMs: performance.now() - startedAt,
+      ...(trace.workspaceId ? { workspaceId: trace.workspaceId } : {}),
+      ...(trace.emitterId ? { emitterId: trace.emitterId } : {}),
+      ...(trace.ingress ? { ingress: trace.ingress } : {}),
+      ...(trace.limited ? { limited: trace.limited } : {}),
+    });
+  } catch {
+    // An observer's failure never fails the request.
+  }
+}

@@ -1,39 +1,23 @@
 /**
  * `createHandler()`: the whole `/v1` REST API, the HTTP-interface ingress and the OpenAPI document
- * as one Web-standard `(request: Request) => Promise<Response>`.
+ * as one Web-standard `(request: Request) => Promise<Response>`. This file holds the options and
+ * the wiring; each concern is a module over one explicit {@link HandlerContext}: the ingress
+ * (`_ingress.ts`), route matching (`_router.ts`), a matched route's caller (`_api-auth.ts`) and
+ * run (`_route-dispatch.ts`), the operators' routes and the observer (`_ops.ts`), CORS (`_cors.ts`,
+ * `_connect-auth.ts`) and thrown errors (`_errors.ts`).
  */
-import { finalStatusProblem, HooklineError } from "@hookline/core";
-import type {
-  ConnectScope,
-  ConnectTokenGrant,
-  Hookline,
-  IngressResponse,
-  IngressTarget,
-} from "@hookline/engine";
-import { hashApiKey } from "@hookline/engine";
-import type { ApiKey } from "@hookline/store";
-import { bearerOf, connectCors, connectGrant, isConnectToken } from "./_connect-auth.js";
-import type { Route, RouteResult } from "./_define.js";
-import { errorResponse, internalError, jsonResponse, toApiError } from "./_errors.js";
-import { fingerprintOf, idempotencyKeyOf, idempotent } from "./_idempotency.js";
+import type { Hookline } from "@hookline/engine";
+import { connectCors } from "./_connect-auth.js";
+import { type CorsOption, corsHeaders } from "./_cors.js";
+import type { Route } from "./_define.js";
+import { jsonResponse, thrownResponse } from "./_errors.js";
+import type { HandlerContext, Seen } from "./_handler-context.js";
+import { ingress, ingressPath } from "./_ingress.js";
 import { lightResponse, withHeaders } from "./_lazy-request-response.js";
-import {
-  listBody,
-  rateLimited,
-  rateLimitedReply,
-  readBody,
-  type TokenBucketOptions,
-  tokenBuckets,
-  windowLimiter,
-} from "./_limits.js";
-import {
-  type MetricsRoute,
-  opsResponse,
-  type RequestObserver,
-  type RequestTrace,
-  requestIdOf,
-} from "./_ops.js";
-import { decodePath, mergeParams, parseJsonBody, queryObject, validateParams } from "./_params.js";
+import { type TokenBucketOptions, tokenBuckets, windowLimiter } from "./_limits.js";
+import { type MetricsRoute, opsResponse, type RequestObserver, report, requestIdOf } from "./_ops.js";
+import { dispatchRoute } from "./_route-dispatch.js";
+import { createRouter } from "./_router.js";
 import { buildOpenApi } from "./openapi.js";
 import { accountRoutes } from "./routes/accounts.js";
 import { componentRoutes } from "./routes/components.js";
@@ -84,7 +68,7 @@ export interface HandlerOptions {
    */
   maxPageBytes?: number;
   /** CORS: allowed origins (`"*"` for any). Default: no CORS headers. */
-  cors?: { origin: string | string[] };
+  cors?: CorsOption;
   /** Where errors that are not Hookline errors are reported (default `console.error`). */
   onError?: (error: unknown, requestId: string) => void;
   /** SSE heartbeat interval, ms (default 15,000). */
@@ -119,61 +103,26 @@ export const ROUTES: Route[] = [
   ...tenantRoutes,
 ];
 
-interface Compiled {
-  route: Route;
-  regex: RegExp;
-  names: string[];
+/** The handler's shared context, from its options. */
+function handlerContext(hookline: Hookline, options: HandlerOptions): HandlerContext {
+  const { rateLimit, ingressRateLimit, workspaceIngressRateLimit } = options;
+  return {
+    hookline,
+    bodyLimit: options.bodyLimit ?? HANDLER_DEFAULTS.bodyLimit,
+    maxPageBytes: options.maxPageBytes ?? HANDLER_DEFAULTS.maxPageBytes,
+    apiLimit: rateLimit === false ? undefined : windowLimiter(rateLimit ?? HANDLER_DEFAULTS.rateLimit),
+    ingressLimit:
+      ingressRateLimit === false
+        ? undefined
+        : tokenBuckets(ingressRateLimit ?? HANDLER_DEFAULTS.ingressRateLimit),
+    workspaceLimit:
+      workspaceIngressRateLimit === false
+        ? undefined
+        : tokenBuckets(workspaceIngressRateLimit ?? HANDLER_DEFAULTS.workspaceIngressRateLimit),
+    metrics: options.metrics,
+    onError: options.onError ?? ((error, id) => console.error(`[hookline ${id}]`, error)),
+  };
 }
-
-function compile(route: Route): Compiled {
-  const names: string[] = [];
-  const pattern = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
-    names.push(name);
-    return "([^/]+)";
-  });
-  return { route, regex: new RegExp(`^${pattern}/?$`), names };
-}
-
-function hooklineErrorResponse(error: HooklineError, headers: Record<string, string> = {}): Response {
-  return jsonResponse(error.status, { error: error.toJSON() }, headers);
-}
-
-/** What one request's dispatch found out (the connect grant, and what an observer is told). */
-type Seen = RequestTrace & {
-  grant?: ConnectTokenGrant;
-  /** The RateLimit headers of the limit the request counted against. */
-  limit?: Record<string, string>;
-};
-
-/** Tells the observer of one request (its errors never reach the caller). */
-function report(
-  observer: RequestObserver,
-  request: Request,
-  requestId: string,
-  status: number,
-  startedAt: number,
-  seen: Seen,
-): void {
-  try {
-    observer({
-      requestId,
-      method: request.method,
-      path: seen.path ?? "",
-      route: seen.route ?? "unmatched",
-      status,
-      durationMs: performance.now() - startedAt,
-      ...(seen.workspaceId ? { workspaceId: seen.workspaceId } : {}),
-      ...(seen.emitterId ? { emitterId: seen.emitterId } : {}),
-      ...(seen.ingress ? { ingress: seen.ingress } : {}),
-      ...(seen.limited ? { limited: seen.limited } : {}),
-    });
-  } catch {
-    // An observer's failure never fails the request.
-  }
-}
-
-// Statuses whose response has no body, and the informational ones a fetch Response cannot end with.
-const NULL_BODY = new Set([204, 205, 304]);
 
 /**
  * Creates the `/v1` handler.
@@ -194,206 +143,34 @@ export function createHandler(
   const routes = options.heartbeatMs
     ? [...ROUTES.filter((r) => r.tag !== "Streams"), ...createStreamRoutes(options.heartbeatMs)]
     : ROUTES;
-  const compiled = routes.map(compile);
-  const bodyLimit = options.bodyLimit ?? HANDLER_DEFAULTS.bodyLimit;
-  const maxPageBytes = options.maxPageBytes ?? HANDLER_DEFAULTS.maxPageBytes;
-  const apiLimit =
-    options.rateLimit === false ? undefined : windowLimiter(options.rateLimit ?? HANDLER_DEFAULTS.rateLimit);
-  const ingressLimit =
-    options.ingressRateLimit === false
-      ? undefined
-      : tokenBuckets(options.ingressRateLimit ?? HANDLER_DEFAULTS.ingressRateLimit);
-  const workspaceLimit =
-    options.workspaceIngressRateLimit === false
-      ? undefined
-      : tokenBuckets(options.workspaceIngressRateLimit ?? HANDLER_DEFAULTS.workspaceIngressRateLimit);
+  const router = createRouter(routes);
+  const ctx = handlerContext(hookline, options);
   const { observer } = options;
-  const onError = options.onError ?? ((error, id) => console.error(`[hookline ${id}]`, error));
   let openapi: unknown;
 
-  function corsHeaders(request: Request): Record<string, string> {
-    if (!options.cors) return {};
-    const origin = request.headers.get("origin");
-    const allowed = options.cors.origin;
-    const ok =
-      allowed === "*" || (origin !== null && (Array.isArray(allowed) ? allowed : [allowed]).includes(origin));
-    if (!ok) return {};
-    return {
-      "access-control-allow-origin": allowed === "*" ? "*" : (origin as string),
-      "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
-      "access-control-allow-headers":
-        "authorization, content-type, idempotency-key, last-event-id, x-request-id",
-      "access-control-expose-headers":
-        "x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, idempotent-replayed",
-      vary: "origin",
-    };
-  }
-
-  async function ingress(
-    request: Request,
-    url: URL,
-    rawEndpoint: string,
-    rest: string,
-    seen: Seen,
-  ): Promise<Response> {
-    seen.route = "/http/{endpoint_id}";
-    seen.ingress = "unknown";
-    const endpointId = decodePath(["endpoint_id"], [rawEndpoint]).endpoint_id as string;
-    const retryAfter = ingressLimit?.take(endpointId);
-    if (ingressLimit) seen.limit = ingressLimit.headers(endpointId);
-    if (retryAfter !== undefined) {
-      seen.limited = "endpoint";
-      return rateLimited(retryAfter, "to this HTTP endpoint");
-    }
-    const body = await readBody(request, bodyLimit);
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, key) => {
-      headers[key] = value;
-    });
-    const reply = await hookline.ingress(endpointId, {
-      method: request.method,
-      path: rest || "/",
-      query: queryObject(url),
-      headers,
-      ...(body.byteLength > 0 ? { body } : {}),
-      ...(workspaceLimit ? { admit: (target: IngressTarget) => admitWorkspace(target, seen) } : {}),
-    });
-    if (reply.target) {
-      seen.ingress = reply.target.kind;
-      seen.workspaceId = reply.target.workspaceId;
-      seen.emitterId = reply.target.emitterId;
-    }
-    // A fetch Response cannot end with an informational status: the component answered wrongly.
-    const informational = finalStatusProblem(reply.status);
-    if (informational) return errorResponse(502, "invalid_respond", informational);
-    const bodyless = NULL_BODY.has(reply.status) || request.method === "HEAD";
-    return lightResponse(bodyless ? null : reply.body, reply.status, reply.headers);
-  }
-
-  /** The per-workspace guard of the HTTP endpoints: a 429 once the workspace's bucket is empty. */
-  function admitWorkspace(target: IngressTarget, seen: Seen): IngressResponse | undefined {
-    const wait = workspaceLimit?.take(target.workspaceId);
-    if (wait === undefined) return undefined;
-    seen.limited = "workspace";
-    return rateLimitedReply(wait, "to this workspace's HTTP endpoints");
-  }
-
-  /** Whether a path is one of a connect route's (which a connect token reaches, with CORS). */
-  const connectPaths = compiled.filter((c) => c.route.auth === "connect").map((c) => c.regex);
-  const isConnectPath = (path: string) => connectPaths.some((regex) => regex.test(path));
-
-  /** A route's result as a response. */
-  function toResponse(result: RouteResult): Response {
-    if (result instanceof Response) return result;
-    if ("list" in result) {
-      return jsonResponse(200, listBody(result.list, result.pageInfo, result.cursor, maxPageBytes));
-    }
-    return jsonResponse(200, {
-      data: result.data,
-      ...(result.warnings?.length ? { warnings: result.warnings } : {}),
-    });
-  }
-
+  /** Which part answers: the ingress, the operators' routes, the OpenAPI document or a route. */
   async function dispatch(request: Request, requestId: string, seen: Seen): Promise<Response> {
     const url = new URL(request.url);
     const path = url.pathname;
     seen.path = path;
-    const http = /^\/http\/([^/]+)(\/.*)?$/.exec(path);
-    if (http) return ingress(request, url, http[1] as string, http[2] ?? "/", seen);
-    const ops = await opsResponse(request, path, hookline, options.metrics, seen);
+    const http = ingressPath(path);
+    if (http) return ingress(ctx, request, url, http, seen);
+    const ops = await opsResponse(request, path, hookline, ctx.metrics, seen);
     if (ops) return ops;
     if (path === "/v1/openapi.json" && request.method === "GET") {
       openapi ??= buildOpenApi(ROUTES);
       return jsonResponse(200, openapi);
     }
-    const matches = compiled
-      .map((c) => ({ c, m: c.regex.exec(path) }))
-      .filter((x): x is { c: Compiled; m: RegExpExecArray } => x.m !== null);
-    if (matches.length === 0)
-      throw new HooklineError("route_not_found", `No route ${request.method} ${path.slice(0, 200)}`);
-    const hit = matches.find((x) => x.c.route.method === request.method);
-    if (!hit) {
-      const allow = [...new Set(matches.map((x) => x.c.route.method))].join(", ");
-      return hooklineErrorResponse(
-        new HooklineError(
-          "method_not_allowed",
-          `${request.method} is not allowed on ${path.slice(0, 200)}; use ${allow}`,
-        ),
-        { allow },
-      );
-    }
-    const { route } = hit.c;
-    seen.route = route.path;
-    const pathParams = decodePath(hit.c.names, hit.m.slice(1));
-    if (typeof pathParams.id === "string" && /^(dc|p)_/.test(pathParams.id)) seen.emitterId = pathParams.id;
-
-    let workspaceId = "";
-    let endUser: ConnectScope | undefined;
-    let apiKey: ApiKey | undefined;
-    if (route.auth !== false) {
-      const key = bearerOf(request);
-      if (!key) throw new HooklineError("unauthorized", "Send Authorization: Bearer <api key>");
-      if (isConnectToken(key)) {
-        const grant = await connectGrant(hookline, route, key);
-        seen.grant = grant;
-        workspaceId = grant.workspaceId;
-        endUser = { externalUserId: grant.externalUserId, allowedOrigins: grant.allowedOrigins };
-      } else {
-        const found = await hookline.apiKeys.authenticate(key);
-        if (!found) throw new HooklineError("unauthorized", "The API key is unknown or revoked");
-        workspaceId = found.workspace.id;
-        apiKey = found.apiKey;
-      }
-      seen.workspaceId = workspaceId;
-      const limitKey = hashApiKey(key);
-      const retryAfter = apiLimit?.take(limitKey);
-      if (apiLimit) seen.limit = apiLimit.headers(limitKey);
-      if (retryAfter !== undefined) return rateLimited(retryAfter, "with this API key");
-      if (route.auth === "operator" && apiKey?.role !== "operator") {
-        throw new HooklineError(
-          "operator_key_required",
-          `${route.method} ${route.path} manages workspaces and API keys: it takes an operator key, not a workspace key`,
-        );
-      }
-    }
-
-    const body =
-      request.method !== "GET" && request.method !== "DELETE"
-        ? parseJsonBody(await readBody(request, bodyLimit))
-        : {};
-    const params = validateParams(route.params, mergeParams(queryObject(url), body));
-    const run = async () =>
-      toResponse(
-        await route.handler({
-          request,
-          url,
-          hookline,
-          workspaceId,
-          ...(endUser ? { endUser } : {}),
-          ...(apiKey ? { apiKey } : {}),
-          path: pathParams,
-          params,
-          requestId,
-        }),
-      );
-    // A creating request with an Idempotency-Key runs once per key (docs/rest-api.md).
-    const idempotencyKey =
-      request.method === "POST" && route.auth !== false ? idempotencyKeyOf(request) : undefined;
-    if (idempotencyKey === undefined) return run();
-    // An end user's (connect token's) key never answers another end user of the workspace.
-    const fingerprint = fingerprintOf(request.method, path, [params, endUser?.externalUserId ?? null]);
-    const reportError = (error: unknown) => onError(error, requestId);
-    return idempotent(
-      { store: hookline.store, workspaceId, key: idempotencyKey, fingerprint, onError: reportError },
-      run,
-    );
+    const match = router.match(request.method, path);
+    if (match instanceof Response) return match;
+    return dispatchRoute(ctx, match, request, url, requestId, seen);
   }
 
   return async (request: Request): Promise<Response> => {
     const startedAt = observer ? performance.now() : 0;
     const requestId = requestIdOf(request);
-    const cors = corsHeaders(request);
-    const connectRoute = request.headers.has("origin") && isConnectPath(new URL(request.url).pathname);
+    const cors = corsHeaders(options.cors, request);
+    const connectRoute = request.headers.has("origin") && router.isConnectPath(new URL(request.url).pathname);
     if (request.method === "OPTIONS" && (options.cors || connectRoute)) {
       return lightResponse(null, 204, { ...cors, ...connectCors(request, connectRoute, undefined) });
     }
@@ -402,9 +179,7 @@ export function createHandler(
     try {
       response = await dispatch(request, requestId, seen);
     } catch (error) {
-      const apiError = toApiError(error);
-      if (!apiError) onError(error, requestId);
-      response = hooklineErrorResponse(apiError ?? internalError(requestId));
+      response = thrownResponse(error, requestId, ctx.onError);
     }
     if (observer) report(observer, request, requestId, response.status, startedAt, seen);
     return withHeaders(response, {

@@ -1,6 +1,6 @@
 /** `/v1/sources`: deploy, read, update, delete and run sources; their events and logs. */
 import { EventSummarySchema, eventSummary, HooklineError } from "@hookline/core";
-import Type from "typebox";
+import Type, { type Static } from "typebox";
 import { defineRoute, type RouteContext } from "../_define.js";
 import { logJson, sourceJson } from "../_json.js";
 import { EventSummaryParams, eventSearchOf, eventSummaryList } from "./_event-summaries.js";
@@ -52,10 +52,26 @@ async function componentFrom(ctx: RouteContext<ComponentParams>) {
   return codeFrom(ctx);
 }
 
-function keyInput(params: ComponentParams) {
+/** What `POST /v1/sources` (deploy) and `PUT /v1/sources/{id}` (update) take. */
+const SourceParams = Type.Object({
+  component_id: Type.Optional(Type.String()),
+  ...KeyParams,
+  ...CodeParams,
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  configured_props: ConfiguredProps,
+  active: Type.Optional(Type.Boolean()),
+});
+
+/** The engine's deploy or update input of a request: the component (code, id or key), name, props, active. */
+function sourceInput(code: Awaited<ReturnType<typeof componentFrom>>, params: Static<typeof SourceParams>) {
   return {
+    ...(code ? { code } : {}),
+    ...(params.component_id ? { componentId: params.component_id } : {}),
     ...(params.component_key ? { componentKey: params.component_key } : {}),
     ...(params.component_version ? { componentVersion: params.component_version } : {}),
+    ...(params.name ? { name: params.name } : {}),
+    ...(params.configured_props ? { props: params.configured_props } : {}),
+    ...(params.active !== undefined ? { active: params.active } : {}),
   };
 }
 
@@ -66,14 +82,7 @@ export const sourceRoutes = [
     path: "/v1/sources",
     tag: "Sources",
     summary: "Deploy a source from a saved component, a registry key, code or a URL",
-    params: Type.Object({
-      component_id: Type.Optional(Type.String()),
-      ...KeyParams,
-      ...CodeParams,
-      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-      configured_props: ConfiguredProps,
-      active: Type.Optional(Type.Boolean()),
-    }),
+    params: SourceParams,
     data: SourceData,
     warnings: true,
     async handler(ctx) {
@@ -85,14 +94,7 @@ export const sourceRoutes = [
           "component_id, component_key, component_code or component_url is required",
         );
       }
-      const source = await ctx.hookline.sources.deploy(ctx.workspaceId, {
-        ...(code ? { code } : {}),
-        ...(params.component_id ? { componentId: params.component_id } : {}),
-        ...keyInput(params),
-        ...(params.name ? { name: params.name } : {}),
-        ...(params.configured_props ? { props: params.configured_props } : {}),
-        ...(params.active !== undefined ? { active: params.active } : {}),
-      });
+      const source = await ctx.hookline.sources.deploy(ctx.workspaceId, sourceInput(code, params));
       return { data: sourceJson(source), warnings: source.description.warnings ?? [] };
     },
   }),
@@ -124,27 +126,17 @@ export const sourceRoutes = [
     path: "/v1/sources/{id}",
     tag: "Sources",
     summary: "Update a source: new code or component (id or registry key), props, name, active",
-    params: Type.Object({
-      component_id: Type.Optional(Type.String()),
-      ...KeyParams,
-      ...CodeParams,
-      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-      configured_props: ConfiguredProps,
-      active: Type.Optional(Type.Boolean()),
-    }),
+    params: SourceParams,
     data: SourceData,
     warnings: true,
     async handler(ctx) {
       const { params } = ctx;
       const code = await componentFrom(ctx);
-      const source = await ctx.hookline.sources.update(ctx.workspaceId, ctx.path.id as string, {
-        ...(code ? { code } : {}),
-        ...(params.component_id ? { componentId: params.component_id } : {}),
-        ...keyInput(params),
-        ...(params.name ? { name: params.name } : {}),
-        ...(params.configured_props ? { props: params.configured_props } : {}),
-        ...(params.active !== undefined ? { active: params.active } : {}),
-      });
+      const source = await ctx.hookline.sources.update(
+        ctx.workspaceId,
+        ctx.path.id as string,
+        sourceInput(code, params),
+      );
       return { data: sourceJson(source), warnings: source.description.warnings ?? [] };
     },
   }),

@@ -1,7 +1,6 @@
 /** Data stores in SQL: `data_stores` and their `data_store_records` (migration 7). */
-import { newId } from "@hookline/core";
 import { type DataStore, type DataStoreRecord, type DataStoreStore, StoreError } from "@hookline/store";
-import { compareText } from "@hookline/store/adapter";
+import { compareText, newDataStore } from "@hookline/store/adapter";
 import type { SqlRow } from "../clients.js";
 import { fromJson, str, toJson } from "./rows.js";
 import type { SqlContext } from "./sql-context.js";
@@ -34,13 +33,7 @@ export function sqlDataStores(c: SqlContext): DataStoreStore {
   return {
     async create(input) {
       const now = c.clock();
-      const row: DataStore = {
-        id: newId("ds", now),
-        workspaceId: input.workspaceId,
-        name: input.name,
-        createdAt: now,
-        updatedAt: now,
-      };
+      const row = newDataStore(input, now);
       await c.run(
         `INSERT INTO data_stores (${STORE_COLS}) VALUES ($1, $2, $3, $4, $5)`,
         [row.id, row.workspaceId, row.name, now, now],

@@ -179,6 +179,30 @@ function laterLogs(c: SqlContext, part: EmitPart): boolean {
 }
 
 /**
+ * The CTEs announcing rows the write statement inserted, one notice per part: `rows` selects each
+ * inserted row's `part` (1-based) and `seq`; `<prefix>islands` and `<prefix>ranges` cut a part's
+ * seqs into consecutive ranges, and `<prefix>noted` sends, on the channel `$23`, for each part whose
+ * head (the `text[]` parameter `heads`, by part) is not null, its head followed by its ranges
+ * (`[[lo,hi],...]}`), and counts them. The events' notices and the log lines' are both built here.
+ */
+function noticeCtes(prefix: string, rows: string, heads: string): string {
+  return `${prefix}islands AS (
+         SELECT part, seq, seq - row_number() OVER (PARTITION BY part ORDER BY seq) AS island
+         FROM (${rows}) AS inserted
+       ), ${prefix}ranges AS (
+         SELECT part, min(seq) AS lo, max(seq) AS hi FROM ${prefix}islands GROUP BY part, island
+       ), ${prefix}noted AS (
+         SELECT pg_notify($23, h.head || json_agg(json_build_array(r.lo, r.hi) ORDER BY r.lo)::text || '}')
+         FROM ${prefix}ranges r JOIN unnest(${heads}::text[]) WITH ORDINALITY AS h (head, part) ON h.part = r.part
+         WHERE h.head IS NOT NULL
+         GROUP BY h.part, h.head
+       )`;
+}
+
+/** The events' notices (`noted`), from the rows `ins` inserted (their parts in `v`); heads in `$24`. */
+const EVENT_NOTICES = noticeCtes("", "SELECT v.part, i.seq FROM ins i JOIN v ON v.id = i.id", "$24");
+
+/**
  * The log lines of the batch: one INSERT of every part's lines in the batch's order (sequence
  * values are drawn in that order, so the n-th smallest `seq` is the n-th line), and each part's
  * notice of its seq ranges. Parameters from `$28` on.
@@ -192,17 +216,7 @@ const LOGS_SQL = `, lg AS (
          RETURNING seq
        ), lseq AS (
          SELECT seq, row_number() OVER (ORDER BY seq) AS ord FROM lins
-       ), lislands AS (
-         SELECT lg.part, s.seq, s.seq - row_number() OVER (PARTITION BY lg.part ORDER BY s.seq) AS island
-         FROM lseq s JOIN lg ON lg.ord = s.ord
-       ), lranges AS (
-         SELECT part, min(seq) AS lo, max(seq) AS hi FROM lislands GROUP BY part, island
-       ), lnoted AS (
-         SELECT pg_notify($23, h.head || json_agg(json_build_array(r.lo, r.hi) ORDER BY r.lo)::text || '}')
-         FROM lranges r JOIN unnest($34::text[]) WITH ORDINALITY AS h (head, part) ON h.part = r.part
-         WHERE h.head IS NOT NULL
-         GROUP BY h.part, h.head
-       )`;
+       ), ${noticeCtes("l", "SELECT lg.part, s.seq FROM lseq s JOIN lg ON lg.ord = s.ord", "$34")}`;
 
 /** What the statement returns about the log lines (their seqs, their notices sent). */
 const LOGS_RETURNED = `, (SELECT array_agg(seq ORDER BY seq) FROM lins) AS log_seqs, (SELECT count(*) FROM lnoted) AS log_noted`;
@@ -228,6 +242,22 @@ function setLogSeqs(parts: EmitPart[], returned: unknown): void {
   for (const part of parts) for (const line of part.logs) line.seq = seqs[next++] ?? 0;
 }
 
+/** Each emitter's expected fingerprint (its parts computed their deliveries from the same one). */
+function expectedFingerprints(
+  parts: EmitPart[],
+): { workspaceId: string; emitterId: string; fingerprint: string }[] {
+  const expected = new Map<string, { workspaceId: string; emitterId: string; fingerprint: string }>();
+  for (const part of parts) {
+    if (part.fingerprint === undefined) continue;
+    expected.set(`${part.workspaceId}\u0000${part.componentId}`, {
+      workspaceId: part.workspaceId,
+      emitterId: part.componentId,
+      fingerprint: part.fingerprint,
+    });
+  }
+  return [...expected.values()];
+}
+
 /** The write of the whole batch; sets each event's `seq` (in the batch's order), and each log line's. */
 function writeStatement(
   c: SqlContext,
@@ -241,17 +271,7 @@ function writeStatement(
   const deliveries = parts.flatMap((part) => part.deliveries);
   // The heads of the parts announced here (null: announced later, or not at all).
   const heads = parts.map((part) => (part.events.length === 0 ? null : (head(c, part) ?? null)));
-  // Each emitter's expected fingerprint (its parts computed their deliveries from the same one).
-  const expected = new Map<string, { workspaceId: string; emitterId: string; fingerprint: string }>();
-  for (const part of parts) {
-    if (part.fingerprint === undefined) continue;
-    expected.set(`${part.workspaceId}\u0000${part.componentId}`, {
-      workspaceId: part.workspaceId,
-      emitterId: part.componentId,
-      fingerprint: part.fingerprint,
-    });
-  }
-  const checks = [...expected.values()];
+  const checks = expectedFingerprints(parts);
   // The log lines' part of the statement only when the group has lines (two texts, each kept hot).
   const logged = parts.some((part) => part.logs.length > 0);
   return {
@@ -287,17 +307,7 @@ function writeStatement(
          INSERT INTO dedupe (component_id, state)
          SELECT * FROM unnest($21::text[], $22::text[]) WHERE (SELECT ok FROM ok)
          ON CONFLICT (component_id) DO UPDATE SET state = excluded.state
-       ), islands AS (
-         SELECT v.part, i.seq, i.seq - row_number() OVER (PARTITION BY v.part ORDER BY i.seq) AS island
-         FROM ins i JOIN v ON v.id = i.id
-       ), ranges AS (
-         SELECT part, min(seq) AS lo, max(seq) AS hi FROM islands GROUP BY part, island
-       ), noted AS (
-         SELECT pg_notify($23, h.head || json_agg(json_build_array(r.lo, r.hi) ORDER BY r.lo)::text || '}')
-         FROM ranges r JOIN unnest($24::text[]) WITH ORDINALITY AS h (head, part) ON h.part = r.part
-         WHERE h.head IS NOT NULL
-         GROUP BY h.part, h.head
-       )${logged ? LOGS_SQL : ""}
+       ), ${EVENT_NOTICES}${logged ? LOGS_SQL : ""}
        SELECT i.id, i.seq, (SELECT ok FROM ok) AS ok, (SELECT count(*) FROM noted) AS noted${logged ? LOGS_RETURNED : ""}
        FROM (SELECT 1) AS one LEFT JOIN ins i ON true`,
     params: [

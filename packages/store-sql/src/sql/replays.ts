@@ -1,6 +1,6 @@
 /** Replay jobs in SQL: each batch's deliveries and the job's progress in one transaction. */
-import { newId } from "@hookline/core";
 import type { Replay, ReplayStatus, ReplayStore } from "@hookline/store";
+import { newReplay } from "@hookline/store/adapter";
 import type { SqlRow } from "../clients.js";
 import { enqueueSql } from "./deliveries.js";
 import { fromJson, optStr, str, toJson } from "./rows.js";
@@ -51,16 +51,7 @@ function toReplay(row: SqlRow): Replay {
 export function sqlReplays(c: SqlContext): ReplayStore {
   return {
     async create(input, now) {
-      const row: Replay = {
-        id: newId("rpl", now),
-        ...input,
-        status: "running",
-        scanned: 0,
-        enqueued: 0,
-        cursor: null,
-        createdAt: now,
-        updatedAt: now,
-      };
+      const row = newReplay(input, now);
       await c.run(
         `INSERT INTO replays (id, workspace_id, subscription_id, webhook_id, emitter_id, since, until, filter,
            status, scanned, enqueued, cursor, error, created_at, updated_at)

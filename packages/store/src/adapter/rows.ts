@@ -15,10 +15,13 @@ import type {
   CreateSubscriptionInput,
   CreateWebhookInput,
   CreateWorkspaceInput,
+  DataStore,
   Delivery,
   DeployedComponent,
   EmitCommitInput,
   RecordAttemptInput,
+  Replay,
+  ReplayInput,
   SavedComponent,
   StoredEvent,
   Subscription,
@@ -252,5 +255,52 @@ export function newAttempt(input: RecordAttemptInput): Attempt {
   setIf(row, "status", input.status);
   setIf(row, "responseExcerpt", input.responseExcerpt);
   setIf(row, "error", input.error);
+  return row;
+}
+
+/**
+ * The data store `create` stores (its id time-ordered).
+ *
+ * @example
+ * ```ts
+ * newDataStore({ workspaceId, name: "customers" }, Date.now()).id; // "ds_..."
+ * ```
+ */
+export function newDataStore(input: { workspaceId: string; name: string }, now: number): DataStore {
+  return {
+    id: newId("ds", now),
+    workspaceId: input.workspaceId,
+    name: input.name,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * The replay `create` stores: `running`, nothing scanned yet (its id time-ordered).
+ *
+ * @example
+ * ```ts
+ * newReplay({ workspaceId, subscriptionId, webhookId, emitterId, since: 0 }, Date.now()).status; // "running"
+ * ```
+ */
+export function newReplay(input: ReplayInput, now: number): Replay {
+  const { workspaceId, subscriptionId, webhookId, emitterId } = input;
+  const row: Replay = {
+    id: newId("rpl", now),
+    workspaceId,
+    subscriptionId,
+    webhookId,
+    emitterId,
+    status: "running",
+    scanned: 0,
+    enqueued: 0,
+    cursor: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  setIf(row, "since", input.since);
+  setIf(row, "until", input.until);
+  if (input.filter !== undefined) row.filter = structuredClone(input.filter);
   return row;
 }

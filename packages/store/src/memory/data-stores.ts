@@ -1,5 +1,5 @@
 /** Data stores in memory. */
-import { newId } from "@hookline/core";
+import { newDataStore } from "../adapter/rows.js";
 import { compareText } from "../adapter/text.js";
 import { type DataStore, type DataStoreRecord, type DataStoreStore, StoreError } from "../types/index.js";
 import { copy } from "./copy.js";
@@ -32,13 +32,7 @@ export function memoryDataStores(s: MemoryState): DataStoreStore {
         if (h.row.workspaceId === input.workspaceId && h.row.name === input.name)
           throw new StoreError("conflict", `A data store named ${input.name} exists`);
       const now = s.clock();
-      const row: DataStore = {
-        id: newId("ds", now),
-        workspaceId: input.workspaceId,
-        name: input.name,
-        createdAt: now,
-        updatedAt: now,
-      };
+      const row = newDataStore(input, now);
       stores.set(row.id, { row, records: new Map() });
       return copy(row);
     },

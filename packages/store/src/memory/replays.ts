@@ -1,6 +1,6 @@
 /** Replay jobs in memory. */
-import { newId } from "@hookline/core";
-import type { DeliveryStore, Replay, ReplayStore } from "../types/index.js";
+import { newReplay } from "../adapter/rows.js";
+import type { DeliveryStore, ReplayStore } from "../types/index.js";
 import { copy } from "./copy.js";
 import { byWorkspace, inWorkspace, type MemoryState } from "./state.js";
 
@@ -9,17 +9,7 @@ export function memoryReplays(s: MemoryState, deliveries: DeliveryStore): Replay
   return {
     async create(input, now) {
       s.open();
-      const row: Replay = {
-        id: newId("rpl", now),
-        ...copy(input),
-        status: "running",
-        scanned: 0,
-        enqueued: 0,
-        cursor: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-      for (const key of ["since", "until", "filter"] as const) if (row[key] === undefined) delete row[key];
+      const row = newReplay(input, now);
       s.replays.set(row.id, row);
       return copy(row);
     },
