@@ -32,10 +32,22 @@ const RANDOM_LENGTH = 16;
 let lastTime = -1;
 let lastRandom: number[] = [];
 
+/**
+ * Random bytes drawn 4 KB at a time: one `getRandomValues` call per 256 ids rather than one per id
+ * (a store write makes three ids per delivered event; the call was 2.6 % of a loaded server's CPU).
+ */
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+
 function randomDigits(): number[] {
-  const bytes = new Uint8Array(RANDOM_LENGTH);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (byte) => byte & 31);
+  if (poolAt + RANDOM_LENGTH > pool.length) {
+    globalThis.crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  const digits = new Array<number>(RANDOM_LENGTH);
+  for (let i = 0; i < RANDOM_LENGTH; i++) digits[i] = (pool[poolAt + i] as number) & 31;
+  poolAt += RANDOM_LENGTH;
+  return digits;
 }
 
 function increment(digits: number[]): number[] {

@@ -35,6 +35,11 @@ describe("ids", () => {
     expect(set.size).toBe(1000);
   });
 
+  it("draw a fresh random part for each millisecond (past the random pool's 256 ids)", () => {
+    const randomParts = Array.from({ length: 1000 }, (_, i) => newId("evt", 5_000 + i).slice(-16));
+    expect(new Set(randomParts).size).toBe(1000);
+  });
+
   it("sort by creation time, also within one millisecond", () => {
     const ids = [newId("evt", 1000), newId("evt", 1000), newId("evt", 2000), newId("evt", 1_700_000_000_000)];
     expect([...ids].sort()).toEqual(ids);
