@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { createHookline, type Hookline, type HooklineEvents } from "@hookline/engine";
 import { createHandler } from "@hookline/http";
 import type { Store } from "@hookline/store";
@@ -7,6 +7,7 @@ import { createSqlStore, pgliteClient, pgPoolClient } from "@hookline/store-sql"
 import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSse } from "../packages/http/test/_sse-reader.js";
+import { freshPglite } from "../packages/store-sql/test/fresh-pglite.js";
 import { loadPg } from "../packages/store-sql/test/load-pg.js";
 
 // Two engines sharing one store database, as two nodes do: an SSE client of node A gets what
@@ -51,7 +52,7 @@ const backends: Backend[] = [];
   backends.push({
     name: "one PGlite, in-process",
     async open() {
-      db = await PGlite.create();
+      db = await freshPglite();
       return [await createSqlStore(pgliteClient(db)), await createSqlStore(pgliteClient(db))];
     },
     async close() {

@@ -3,12 +3,13 @@
 // statement (`store.emits.commitRun` through the group commit), with no transaction around it.
 // Before the log lines joined the emit commit, such a run took two (docs/architecture.md, "The
 // emit path").
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { createHookline, type Hookline } from "@hookline/engine";
 import { createHandler } from "@hookline/http";
 import type { Store } from "@hookline/store";
 import { createSqlStore, pgliteClient, type SqlClient } from "@hookline/store-sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshPglite } from "../packages/store-sql/test/fresh-pglite.js";
 
 /** What went to the database: exchanges (a statement, or a pipeline of them) and transactions. */
 interface Counts {
@@ -67,7 +68,7 @@ describe("store round trips of an HTTP-triggered source run (PGlite)", () => {
   let endpoint = "";
 
   beforeAll(async () => {
-    db = await PGlite.create();
+    db = await freshPglite();
     store = await createSqlStore(counting(pgliteClient(db), counts));
     // No delivery worker and no loops: only the request's own statements reach the database.
     hookline = createHookline({ store, secretsKey: "test", baseUrl: "http://127.0.0.1:1", worker: false });

@@ -1,5 +1,5 @@
 /** Following streams until Ctrl-C, and printing log lines and events. */
-import { DEFAULT_CHANNEL, type EventSummary } from "@hookline/core";
+import type { EventSummary } from "@hookline/core";
 import type { SseMessage } from "./_api.js";
 import { out, style } from "./_output.js";
 
@@ -44,16 +44,29 @@ export function _printLog(log: LogJson, json: boolean, prefix = ""): void {
   out(`${prefix}${style.dim(time)} ${level} ${log.message}`);
 }
 
+/** The default channel's name, once {@link _loadEventPrinting} has read it from @hookline/core. */
+let defaultChannel: string | undefined;
+
+/**
+ * Loads what {@link _printEvent} needs from @hookline/core. The client commands import core lazily
+ * (its dependencies cost a fraction of a second at every start), so a command that prints events
+ * calls this first. @internal
+ */
+export async function _loadEventPrinting(): Promise<void> {
+  defaultChannel ??= (await import("@hookline/core")).DEFAULT_CHANNEL;
+}
+
 /** Prints one event; `prefix` labels the source in `pd dev`. @internal */
 export function _printEvent(event: EventJson, json: boolean, prefix = ""): void {
   if (json) {
     out(JSON.stringify(event));
     return;
   }
+  if (defaultChannel === undefined) throw new Error("_printEvent before _loadEventPrinting");
   const time = new Date(event.indexed_at_ms).toISOString();
   const meta = event.metadata;
   const title = meta.summary ?? (meta.id !== null ? `id ${meta.id}` : event.id);
-  const channel = meta.name && meta.name !== DEFAULT_CHANNEL ? ` [${meta.name}]` : "";
+  const channel = meta.name && meta.name !== defaultChannel ? ` [${meta.name}]` : "";
   out(`${prefix}${style.dim(time)} ${style.green("emit")}${channel} ${style.bold(title)}`);
   if (event.event !== undefined) out(`${prefix}  ${JSON.stringify(event.event)}`);
 }

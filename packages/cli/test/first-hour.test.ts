@@ -453,7 +453,8 @@ describe("pd serve settings and recovering what the guard refused", () => {
     } finally {
       expect(await stop(limited)).toBe(0);
     }
-    for (const [args, envVars, message] of [
+    // Each bad value is its own `pd serve`, which exits at once: started together, not one by one.
+    const cases = [
       [["--run-timeout", "soon"], {}, /^usage: --run-timeout "soon": expected a duration such as 500ms/m],
       [[], { HOOKLINE_KEEP_EVENTS: "-3" }, /^usage: HOOKLINE_KEEP_EVENTS "-3": expected a whole number/m],
       [
@@ -462,11 +463,14 @@ describe("pd serve settings and recovering what the guard refused", () => {
         /^usage: --rate-limit "lots": expected requests per window such as 600\/60s, or off/m,
       ],
       [["--sandbox-memory", "12"], {}, /^usage: --sandbox-memory "12": must be at least 1048576 bytes/m],
-    ] as const) {
-      const bad = await pd(["serve", "--memory", "--port", "0", ...args], {
-        cwd: dir,
-        env: baseEnv(envVars),
-      });
+    ] as const;
+    const results = await Promise.all(
+      cases.map(([args, envVars]) =>
+        pd(["serve", "--memory", "--port", "0", ...args], { cwd: dir, env: baseEnv(envVars) }),
+      ),
+    );
+    for (const [i, [, , message]] of cases.entries()) {
+      const bad = results[i] as Awaited<ReturnType<typeof pd>>;
       expect(bad.code).toBe(1);
       expect(bad.stderr).toMatch(message);
     }

@@ -2,10 +2,10 @@
 // accounts holding its $auth, encrypted at rest, read-only in the sandbox.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PGlite } from "@electric-sql/pglite";
 import { createMemoryStore } from "@hookline/store";
 import { createSqlStore, pgliteClient } from "@hookline/store-sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshPglite } from "../../store-sql/test/fresh-pglite.js";
 import { createHookline, DEFAULT_NO_AUTH_APPS } from "../src/index.js";
 
 // A GitHub-like API on loopback: answers /user for the right bearer token only.
@@ -254,7 +254,7 @@ describe("app props with a connected account", () => {
   });
 
   it("stores credentials encrypted in the SQL store: no table row holds them", async () => {
-    const db = await PGlite.create();
+    const db = await freshPglite();
     const sqlStore = await createSqlStore(pgliteClient(db));
     const sql = createHookline({
       store: sqlStore,

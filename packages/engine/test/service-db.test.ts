@@ -1,7 +1,7 @@
-import { PGlite } from "@electric-sql/pglite";
 import { createMemoryStore, type KvStore, type Store } from "@hookline/store";
 import { createSqlStore, pgliteClient } from "@hookline/store-sql";
 import { afterAll, describe, expect, it } from "vitest";
+import { freshPglite } from "../../store-sql/test/fresh-pglite.js";
 import { createHookline, type Hookline } from "../src/index.js";
 
 // `$.service.db` is kept with a source's sandbox and read again only when its version moved on
@@ -52,7 +52,7 @@ const stores: [string, () => Promise<{ store: Store; close(): Promise<void> }>][
   [
     "PGlite",
     async () => {
-      const db = await PGlite.create();
+      const db = await freshPglite();
       const store = await createSqlStore(pgliteClient(db));
       return { store, close: () => db.close() };
     },

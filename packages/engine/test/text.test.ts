@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PGlite } from "@electric-sql/pglite";
 import { createMemoryStore, type Store } from "@hookline/store";
 import { createSqlStore, pgliteClient, pgPoolClient } from "@hookline/store-sql";
 import { describe, expect, it } from "vitest";
+import { freshPglite } from "../../store-sql/test/fresh-pglite.js";
 import { loadPg } from "../../store-sql/test/load-pg.js";
 import { createHookline } from "../src/index.js";
 
@@ -20,7 +20,7 @@ const stores: [string, () => Promise<{ store: Store; close(): Promise<void> }>][
   [
     "PGlite",
     async () => {
-      const db = await PGlite.create();
+      const db = await freshPglite();
       const store = await createSqlStore(pgliteClient(db));
       return { store, close: () => db.close() };
     },

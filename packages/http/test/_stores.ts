@@ -1,9 +1,9 @@
 // The stores REST tests run on: memory, PGlite, and Postgres when HOOKLINE_TEST_PG_URL is set
 // (each Postgres run in a schema of its own, dropped at close).
 import { randomBytes } from "node:crypto";
-import { PGlite } from "@electric-sql/pglite";
 import { createMemoryStore, type Store } from "@hookline/store";
 import { createSqlStore, pgliteClient, pgPoolClient } from "@hookline/store-sql";
+import { freshPglite } from "../../store-sql/test/fresh-pglite.js";
 import { loadPg } from "../../store-sql/test/load-pg.js";
 
 export type OpenStore = () => Promise<{ store: Store; close(): Promise<void> }>;
@@ -13,7 +13,7 @@ export const STORES: [string, OpenStore][] = [
   [
     "PGlite",
     async () => {
-      const db = await PGlite.create();
+      const db = await freshPglite();
       const store = await createSqlStore(pgliteClient(db));
       return { store, close: () => db.close() };
     },

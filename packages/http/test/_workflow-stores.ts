@@ -1,8 +1,6 @@
-// The stores the workflow tests run on: memory and PGlite. Each must have workflows: a store
-// without them fails its tests at open (never skipped).
-import { PGlite } from "@electric-sql/pglite";
 import { createMemoryStore, type Store } from "@hookline/store";
 import { createSqlStore, pgliteClient } from "@hookline/store-sql";
+import { freshPglite } from "../../store-sql/test/fresh-pglite.js";
 
 export interface OpenedStore {
   store: Store;
@@ -32,7 +30,7 @@ export const WORKFLOW_STORES: WorkflowStoreCase[] = [
   {
     name: "PGlite",
     async open() {
-      const db = await PGlite.create();
+      const db = await freshPglite();
       const store = await createSqlStore(pgliteClient(db));
       return withWorkflows("PGlite", {
         store,

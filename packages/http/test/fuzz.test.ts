@@ -1,15 +1,3 @@
-// Every route of the router (GET included, the HTTP interface and the OpenAPI document too) under
-// hostile input: broken percent-encoding, NUL, lone surrogates, huge and malformed values in path
-// ids, query strings, bodies and headers, and objects with their own `toString`, `valueOf`,
-// `__proto__` or `constructor` in every field of every route. The API answers a documented 4xx (or
-// a 2xx), never a 500, never leaks a stack, and the process does not crash; on the memory store and
-// on PGlite.
-//
-// Reproducible: the property test runs with a fixed seed (FUZZ_SEED below) unless
-// HOOKLINE_FUZZ_SEED gives another (a number, or "random"); a failure prints the seed and the
-// path of the shrunk counterexample, which HOOKLINE_FUZZ_SEED and HOOKLINE_FUZZ_PATH replay.
-// HOOKLINE_FUZZ_RUNS runs longer.
-import { PGlite } from "@electric-sql/pglite";
 import { ERROR_CODES } from "@hookline/core";
 import type { Store } from "@hookline/store";
 import { createMemoryStore } from "@hookline/store";
@@ -17,6 +5,7 @@ import { createSqlStore, pgliteClient } from "@hookline/store-sql";
 import fc from "fast-check";
 import type { TSchema } from "typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshPglite } from "../../store-sql/test/fresh-pglite.js";
 import type { Route } from "../src/_define.js";
 import { ROUTES } from "../src/index.js";
 import { type Api, startApi } from "./_harness.js";
@@ -263,7 +252,7 @@ const STORES: {
   {
     name: "PGlite",
     async open() {
-      const db = await PGlite.create();
+      const db = await freshPglite();
       const store = await createSqlStore(pgliteClient(db));
       return { store, close: () => db.close() };
     },

@@ -2,10 +2,11 @@
 // (cut, then back), and the metrics, read with a Prometheus text parser, move with the work done.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { createHookline, type Hookline } from "@hookline/engine";
 import { createSqlStore, pgliteClient, type SqlClient } from "@hookline/store-sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshPglite } from "../../store-sql/test/fresh-pglite.js";
 import { toNodeListener } from "../src/adapters/node.js";
 import { createHandler, type HandlerOptions } from "../src/index.js";
 import { createMetrics, type HooklineMetrics } from "../src/metrics/index.js";
@@ -53,7 +54,7 @@ describe("/healthz and /readyz", () => {
   let cut: (on: boolean) => void;
   let api: Awaited<ReturnType<typeof listen>>;
   beforeAll(async () => {
-    db = await PGlite.create();
+    db = await freshPglite();
     const wrapped = cuttable(pgliteClient(db));
     cut = wrapped.cut;
     hookline = createHookline({ store: await createSqlStore(wrapped.client), secretsKey: "ops" });

@@ -4,11 +4,11 @@
 // with the first answer. Memory (one store shared by both), PGlite (two SQL stores over one
 // database) and Postgres when HOOKLINE_TEST_PG_URL is set.
 import { randomBytes } from "node:crypto";
-import { PGlite } from "@electric-sql/pglite";
 import { createHookline, type Hookline } from "@hookline/engine";
 import { createMemoryStore, type Store } from "@hookline/store";
 import { createSqlStore, pgliteClient, pgPoolClient } from "@hookline/store-sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshPglite } from "../../store-sql/test/fresh-pglite.js";
 import { loadPg } from "../../store-sql/test/load-pg.js";
 import { createHandler } from "../src/index.js";
 import { eventually } from "./_harness.js";
@@ -26,7 +26,7 @@ const PAIRS: [string, () => Promise<Pair>][] = [
   [
     "PGlite",
     async () => {
-      const db = await PGlite.create();
+      const db = await freshPglite();
       const stores: [Store, Store] = [
         await createSqlStore(pgliteClient(db)),
         await createSqlStore(pgliteClient(db)),

@@ -3,12 +3,13 @@
 // loopback SMTP server and S3 a loopback S3 stand-in; without a destination the step fails.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { createS3Destination, createSmtpDestination } from "@hookline/delivery";
 import { createSqlStore, pgliteClient } from "@hookline/store-sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startS3StandIn } from "../../delivery/test/stand-ins/s3.js";
 import { type SmtpStandIn, startSmtpStandIn } from "../../delivery/test/stand-ins/smtp.js";
+import { freshPglite } from "../../store-sql/test/fresh-pglite.js";
 import { type Api, eventually, startApi } from "./_harness.js";
 
 const credentials = { accessKeyId: "hookline", secretAccessKey: "s3cret" };
@@ -34,7 +35,7 @@ beforeAll(async () => {
   s3 = await startS3StandIn({ ...credentials, buckets: ["out"] });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`;
-  db = await PGlite.create();
+  db = await freshPglite();
   api = await startApi("node", {
     engine: {
       store: await createSqlStore(pgliteClient(db)),

@@ -5,8 +5,8 @@
 import http from "node:http";
 import https from "node:https";
 import net, { type AddressInfo } from "node:net";
-import { PGlite } from "@electric-sql/pglite";
 import selfsigned from "selfsigned";
+import { freshPglite } from "../../store-sql/test/fresh-pglite.js";
 
 /** A request as the server received it. */
 export interface Seen {
@@ -97,7 +97,7 @@ const CANCEL_REQUEST = 80877102;
  * certificates does. Enough for `pg`'s simple and extended queries.
  */
 export async function pgliteWireServer(): Promise<{ port: number; close(): Promise<void> }> {
-  const db = await PGlite.create();
+  const db = await freshPglite();
   let queue = Promise.resolve();
   const server = net.createServer((socket) => {
     let buffered = Buffer.alloc(0);

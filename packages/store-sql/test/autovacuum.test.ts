@@ -1,7 +1,7 @@
-import { PGlite } from "@electric-sql/pglite";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSqlStore, openPgliteThread, pgliteClient, type SqlClient } from "../src/index.js";
 import { autovacuumStatement } from "../src/sql/autovacuum.js";
+import { freshPglite } from "./fresh-pglite.js";
 
 // PGlite's single-user Postgres never autovacuums: the SQL store does it on a single connection.
 const closers: (() => Promise<void>)[] = [];
@@ -61,7 +61,7 @@ describe("autovacuum on PGlite", () => {
 
   it("vacuums and analyzes a churned table of the store's schema, on the thread as in process", async () => {
     const thread = await openPgliteThread();
-    const db = await PGlite.create();
+    const db = await freshPglite();
     closers.push(
       () => thread.close(),
       () => db.close(),
@@ -76,7 +76,7 @@ describe("autovacuum on PGlite", () => {
   }, 180_000);
 
   it("does nothing when turned off, nor once the store is closed", async () => {
-    const db = await PGlite.create();
+    const db = await freshPglite();
     closers.push(() => db.close());
     const client = pgliteClient(db);
     const off = await createSqlStore(client, { autovacuum: false });

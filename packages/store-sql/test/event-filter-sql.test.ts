@@ -1,10 +1,11 @@
 // The SQL translation of event filters: a necessary condition for every filter (no matching row is
 // left out before the re-check), and exactly the filter where it says so. Run on PGlite.
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { filterDocument, matchesFilter, parseEventFilter } from "@hookline/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlStore, pgliteClient } from "../src/index.js";
 import { filterSql, UNINDEXED_BODY } from "../src/sql/event-filter-sql.js";
+import { freshPglite } from "./fresh-pglite.js";
 
 const BODIES: unknown[] = [
   { type: "order.created", total: 120, tags: ["vip", "eu"], customer: { name: "Ada", email: null } },
@@ -58,7 +59,7 @@ describe("filterSql on PGlite", () => {
   const ws = "ws_filters";
   const emitter = "dc_filters";
   beforeAll(async () => {
-    db = await PGlite.create();
+    db = await freshPglite();
     const store = await createSqlStore(pgliteClient(db));
     await store.emits.commit({
       workspaceId: ws,

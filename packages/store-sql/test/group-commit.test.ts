@@ -1,6 +1,7 @@
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { describe, expect, it } from "vitest";
 import { createSqlStore, pgliteClient, type SqlClient } from "../src/index.js";
+import { freshPglite } from "./fresh-pglite.js";
 
 /**
  * PGlite's client, counting transactions and the statements of each kind inside them; a statement
@@ -40,7 +41,7 @@ function countingClient(db: PGlite) {
 
 describe("group commit (PGlite)", () => {
   it("writes the emits of concurrent callers in shared transactions, each caller getting its own events", async () => {
-    const db = await PGlite.create();
+    const db = await freshPglite();
     try {
       const { client, counts } = countingClient(db);
       const store = await createSqlStore(client);
@@ -80,7 +81,7 @@ describe("group commit (PGlite)", () => {
   }, 120_000);
 
   it("fails only the commit whose statement failed; the others of its group are written", async () => {
-    const db = await PGlite.create();
+    const db = await freshPglite();
     try {
       const { client } = countingClient(db);
       const store = await createSqlStore(client);
@@ -111,7 +112,7 @@ describe("group commit (PGlite)", () => {
   }, 120_000);
 
   it("writes a group's events, deliveries, dedupe states and notices with one statement (after one locking the dedupe rows); a failing caller fails alone", async () => {
-    const db = await PGlite.create();
+    const db = await freshPglite();
     try {
       const { client, counts } = countingClient(db);
       const store = await createSqlStore(client);

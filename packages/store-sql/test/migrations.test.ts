@@ -1,10 +1,10 @@
-import { PGlite } from "@electric-sql/pglite";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS, migrate, pgliteClient, splitStatements } from "../src/index.js";
+import { freshPglite } from "./fresh-pglite.js";
 
 describe("migrations (PGlite)", () => {
   it("migrate applies every migration once; a second run is a no-op", async () => {
-    const db = await PGlite.create();
+    const db = await freshPglite();
     try {
       const client = pgliteClient(db);
       expect(await migrate(client)).toEqual(MIGRATIONS.map((m) => m.id));

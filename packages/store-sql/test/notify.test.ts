@@ -1,8 +1,9 @@
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import type { StoreNotice } from "@hookline/store";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { channelFor, createNotifier, decodePayload, MAX_PAYLOAD_BYTES, toRanges } from "../src/_notify.js";
 import { createSqlStore, pgliteClient, type SqlClient, type SqlListener } from "../src/index.js";
+import { freshPglite } from "./fresh-pglite.js";
 
 const until = async (predicate: () => boolean, timeoutMs = 5_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
@@ -132,7 +133,7 @@ describe("a lost LISTEN connection", () => {
 describe("notifications between two stores on one PGlite", () => {
   let db: PGlite;
   beforeAll(async () => {
-    db = await PGlite.create();
+    db = await freshPglite();
   }, 30_000);
   afterAll(async () => {
     await db.close();

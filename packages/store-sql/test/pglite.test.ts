@@ -1,14 +1,15 @@
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { createFaultPlan, runStoreConformance } from "@hookline/store/testing";
 import { createSqlStore, pgliteClient } from "../src/index.js";
 import { faultyClient } from "./faulty-client.js";
+import { freshPglite } from "./fresh-pglite.js";
 
 const faults = createFaultPlan();
 let db: PGlite | undefined;
 runStoreConformance(
   "pglite",
   async () => {
-    db = await PGlite.create();
+    db = await freshPglite();
     return createSqlStore(faultyClient(pgliteClient(db), faults));
   },
   {

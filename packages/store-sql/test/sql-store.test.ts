@@ -1,11 +1,11 @@
-import { PGlite } from "@electric-sql/pglite";
 import { StoreError } from "@hookline/store";
 import { describe, expect, it } from "vitest";
 import { createSqlStore, MIGRATIONS, migrate, pgliteClient } from "../src/index.js";
+import { freshPglite } from "./fresh-pglite.js";
 
 describe("SQL store (PGlite)", () => {
   it("refuses a body JSON cannot hold as invalid, naming it, and writes nothing of the commit", async () => {
-    const db = await PGlite.create();
+    const db = await freshPglite();
     try {
       const store = await createSqlStore(pgliteClient(db));
       const ws = await store.workspaces.create({ name: "json" });
@@ -38,7 +38,7 @@ describe("SQL store (PGlite)", () => {
   }, 30_000);
 
   it("keeps what was stored before the JSON columns became text (migration 3)", async () => {
-    const db = await PGlite.create();
+    const db = await freshPglite();
     try {
       const client = pgliteClient(db);
       await migrate(

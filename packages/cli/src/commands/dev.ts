@@ -6,6 +6,7 @@ import { resolveSource, type SourceJson } from "../_api.js";
 import { _required, _str, _strs } from "../_args.js";
 import { _client, _profileOption, defineCommand } from "../_command.js";
 import {
+  _loadEventPrinting,
   _printEvent,
   _printLog,
   _sseJson,
@@ -90,6 +91,7 @@ export default defineCommand({
       clearTimeout(timer);
     });
 
+    await _loadEventPrinting();
     // Say so once both streams are connected: from then on nothing is missed.
     let open = 0;
     const onOpen = () => {

@@ -2,7 +2,7 @@
 import { resolveSource } from "../_api.js";
 import { _flag, _int, _required } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
-import { _printEvent, _sseJson, _untilInterrupted, type EventJson } from "../_follow.js";
+import { _loadEventPrinting, _printEvent, _sseJson, _untilInterrupted, type EventJson } from "../_follow.js";
 import { note, out, printJson, style } from "../_output.js";
 import { _isWorkflowId, resolveWorkflow } from "../_workflow-api.js";
 
@@ -28,6 +28,7 @@ export default defineCommand({
     const json = _flag(args, "json");
     const follow = _flag(args, "follow");
     const client = _client(args);
+    if (!json) await _loadEventPrinting();
     // A workflow (p_...) is an emitter too: its events are read the same way.
     const emitter = _isWorkflowId(ref)
       ? { base: "/v1/workflows", ...(await resolveWorkflow(client, ref)) }

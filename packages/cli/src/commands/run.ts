@@ -2,7 +2,7 @@
 import { resolveSource } from "../_api.js";
 import { _flag, _required, _str } from "../_args.js";
 import { _client, _jsonOption, _profileOption, defineCommand } from "../_command.js";
-import { _printEvent, type EventJson } from "../_follow.js";
+import { _loadEventPrinting, _printEvent, type EventJson } from "../_follow.js";
 import { CliError, out, printJson, style } from "../_output.js";
 import { _event } from "../_run-event.js";
 
@@ -46,6 +46,7 @@ export default defineCommand({
     const json = _flag(args, "json");
     if (json) printJson(result);
     else {
+      await _loadEventPrinting();
       for (const event of result.emitted) _printEvent(event, false);
       const count = result.emitted.length;
       out(

@@ -2,7 +2,6 @@
  * `pd webhooks create|update|delete|deliveries|retry|recover|test|secret|rotate`: webhooks, what was
  * delivered to them, sending again, a test event, and their signing secrets.
  */
-import { DEFAULT_CHANNEL } from "@hookline/core";
 import { resolveWebhook, type WebhookJson } from "../_api.js";
 import { _flag, _int, _required, _str, _time } from "../_args.js";
 import { _jsonOption, _profileOption, _runAction, type Action, defineCommand } from "../_command.js";
@@ -103,6 +102,8 @@ const ACTIONS: Record<string, Action> = {
       return;
     }
     if (!webhook.active) note(style.yellow(`warning: ${webhook.id} is disabled`, process.stderr));
+    // Lazily: the client commands start without @hookline/core.
+    const { DEFAULT_CHANNEL } = await import("@hookline/core");
     printTable(
       ["id", "status", "attempts", "last", "next", "created", "event", "from"],
       page.data.map((d) => [
