@@ -3,7 +3,7 @@
  * connect routes' own CORS, which answers any origin for a connect token, is `_connect-auth.ts`'s.
  */
 
-/** The `cors` option of `createHandler()`. @internal */
+/** The `cors` option of `createHandler()`: the origins allowed to call the API from a browser. */
 export interface CorsOption {
   /** Allowed origins (`"*"` for any). */
   origin: string | string[];

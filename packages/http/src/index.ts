@@ -4,6 +4,7 @@
  * frameworks are subpath exports (`@hookline/http/node`).
  * @packageDocumentation
  */
+export type { CorsOption } from "./_cors.js";
 export type { PageInfo, Route, RouteContext, RouteResult } from "./_define.js";
 export type { TokenBucketOptions } from "./_limits.js";
 export type { MetricsRoute, MetricsSource, RequestInfo, RequestObserver } from "./_ops.js";
