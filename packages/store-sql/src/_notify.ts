@@ -67,6 +67,12 @@ export interface SqlNotifier extends StoreNotifications {
    * (`{"o":...,"t":"l","w":...,"c":...,"r":`); undefined when the ids are too long to announce.
    */
   logPayloadHead(workspaceId: string, componentId: string): string | undefined;
+  /**
+   * Whether a notice written now may reach another store instance: false while this is the only
+   * instance over a database that no other process opens (PGlite, {@link SqlClient.storeOrigins}),
+   * where writers leave their notices out.
+   */
+  heard(): boolean;
   /** Stops listening; later subscriptions get nothing. */
   close(): Promise<void>;
 }
@@ -167,6 +173,8 @@ function chunked(head: Record<string, unknown>, seqs: number[]): string[] | unde
  */
 export function createNotifier(client: SqlClient, channel: string, options: NotifyOptions = {}): SqlNotifier {
   const origin = randomBytes(6).toString("hex");
+  const peers = client.storeOrigins;
+  peers?.add(origin);
   const minMs = options.reconnectMinMs ?? DEFAULT_RECONNECT_MIN_MS;
   const maxMs = Math.max(minMs, options.reconnectMaxMs ?? DEFAULT_RECONNECT_MAX_MS);
   const report = (error: unknown): void => {
@@ -310,8 +318,10 @@ export function createNotifier(client: SqlClient, channel: string, options: Noti
         chunked({ o: origin, t: "l", w: encodeText(workspaceId), c: encodeText(componentId) }, seqs) ?? []
       );
     },
+    heard: () => peers === undefined || peers.size > 1,
     async close() {
       closed = true;
+      peers?.delete(origin);
       listeners.clear();
       await stop();
     },

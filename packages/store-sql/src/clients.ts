@@ -48,6 +48,15 @@ export interface SqlClient {
    */
   singleConnection?: boolean;
   /**
+   * The origins of the store instances open over this database, where they can only be in this
+   * process (PGlite: no other process opens its data folder). A store writes change notices (`NOTIFY`)
+   * only while another instance is there to hear them, since an instance ignores its own: a PGlite
+   * emit statement without them cost a quarter less (docs/benchmarks.md). Shared by reference by
+   * every client of the database: a wrapper must copy it. Absent (a `pg` pool): notices are always
+   * written, for other processes.
+   */
+  storeOrigins?: Set<string>;
+  /**
    * The same database for background work, whose statements may wait behind this client's: the
    * store sends delivery claims, sweeps, outcomes and its vacuum through it. The PGlite thread's
    * client and the `pg` pool client hold them back while a foreground statement is in flight (never
@@ -115,6 +124,9 @@ function joined(query: SqlClient["query"]): SqlClient {
   return client;
 }
 
+/** The store instances over each PGlite database (see {@link SqlClient.storeOrigins}). */
+const originsByDb = new WeakMap<PGlite, Set<string>>();
+
 /**
  * Adapts a PGlite database: its `query`, and its `transaction` (PGlite runs one query or
  * transaction at a time).
@@ -126,8 +138,14 @@ function joined(query: SqlClient["query"]): SqlClient {
  * ```
  */
 export function pgliteClient(db: PGlite): SqlClient {
+  let storeOrigins = originsByDb.get(db);
+  if (!storeOrigins) {
+    storeOrigins = new Set();
+    originsByDb.set(db, storeOrigins);
+  }
   return {
     singleConnection: true,
+    storeOrigins,
     async query(text, params) {
       const result = await db.query<SqlRow>(text, params);
       return { rows: result.rows };

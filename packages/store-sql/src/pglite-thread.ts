@@ -214,6 +214,7 @@ async function start(
     },
     ...statements(false),
     background: statements(true),
+    storeOrigins: new Set(),
     async listen(channel, onNotify) {
       let set = listeners.get(channel);
       if (!set) {

@@ -55,6 +55,7 @@ export function timedClient(client: SqlClient, observer: StatementObserver): Sql
   }
   if (client.parallelTransactions !== undefined) wrapped.parallelTransactions = client.parallelTransactions;
   if (client.singleConnection !== undefined) wrapped.singleConnection = client.singleConnection;
+  if (client.storeOrigins) wrapped.storeOrigins = client.storeOrigins;
   if (client.background) wrapped.background = timedClient(client.background, observer);
   if (client.listen) wrapped.listen = client.listen.bind(client);
   return wrapped;

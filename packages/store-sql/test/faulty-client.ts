@@ -32,6 +32,7 @@ export function faultyClient(client: SqlClient, plan: FaultPlan): SqlClient {
       };
     }
     if (inner.singleConnection) wrapped.singleConnection = true;
+    if (inner.storeOrigins) wrapped.storeOrigins = inner.storeOrigins;
     if (inner.transaction) {
       const transaction = inner.transaction.bind(inner);
       wrapped.transaction = (fn) => transaction((tx) => fn(wrap(tx)));

@@ -181,6 +181,52 @@ describe("notifications between two stores on one PGlite", () => {
     await Promise.all([a.close(), b.close(), off.close()]);
   });
 
+  it("a lone store writes no notices: they start when a second store opens and stop when it closes", async () => {
+    const channel = "hl_lone_test";
+    const raw: { t: string; r: [number, number][] }[] = [];
+    // A LISTEN of its own on the database, outside any store: it hears every notice written.
+    const unlisten = await db.listen(channel, (payload) => raw.push(JSON.parse(payload)));
+    const a = await createSqlStore(pgliteClient(db), { notifications: { channel } });
+    const ws = await a.workspaces.create({ name: "lone" });
+    const emit = async (ts: number) =>
+      (
+        await a.emits.commit({
+          workspaceId: ws.id,
+          componentId: "dc_lone",
+          events: [{ channel: "default", ts, body: { ts } }],
+        })
+      )[0]?.seq;
+    const append = async (message: string) =>
+      (await a.logs.append(ws.id, "dc_lone", [{ level: "info", message, ts: 1 }]))[0]?.seq;
+    const seqsOf = (t: string) => raw.filter((n) => n.t === t).flatMap((n) => n.r.flat());
+
+    await emit(1);
+    await append("alone");
+    await a.emits.commitRun({
+      workspaceId: ws.id,
+      componentId: "dc_lone",
+      events: [{ channel: "default", ts: 2, body: {} }],
+      logs: [{ level: "info", message: "alone too", ts: 2 }],
+    });
+    const b = await createSqlStore(pgliteClient(db), { notifications: { channel } });
+    const heard = await emit(3);
+    const heardLine = await append("heard");
+    await until(() => seqsOf("l").length > 0);
+    // Notices arrive in commit order: the lone writes', had there been any, would be here first.
+    expect(seqsOf("e")).toEqual([heard, heard]);
+    expect(seqsOf("l")).toEqual([heardLine, heardLine]);
+
+    await b.close();
+    raw.length = 0;
+    await emit(4);
+    const c = await createSqlStore(pgliteClient(db), { notifications: { channel } });
+    const again = await emit(5);
+    await until(() => seqsOf("e").length > 0);
+    expect(seqsOf("e")).toEqual([again, again]);
+    await unlisten();
+    await Promise.all([a.close(), c.close()]);
+  });
+
   it("announces every event of a group: small commits by the write itself, a large one afterwards", async () => {
     const a = await createSqlStore(pgliteClient(db));
     const b = await createSqlStore(pgliteClient(db));

@@ -29,7 +29,7 @@ runStoreConformance(
   },
   {
     timeout: 30_000,
-    notifications: true,
+    notifications: "others",
     faultInjection: faults,
     workflows: true,
     multiProcess: () => createSqlStore(shared as PgliteThread),

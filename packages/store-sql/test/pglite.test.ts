@@ -14,7 +14,7 @@ runStoreConformance(
   },
   {
     timeout: 30_000,
-    notifications: true,
+    notifications: "others",
     faultInjection: faults,
     workflows: true,
     // Another store instance over the same database, as another process sharing it would open.

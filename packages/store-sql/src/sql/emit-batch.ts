@@ -5,8 +5,10 @@
  * event and every delivery (`INSERT ... SELECT FROM unnest` of one array per column, so the text is
  * the same whatever the group's size) and the notices announcing the events, built
  * by Postgres from the `seq` the INSERT gave them (`pg_notify` of a JSON head written here followed
- * by the ranges of seqs). The same statement first locks the subscriptions of the group's emitters
- * (`FOR SHARE`) and checks that they are still those the deliveries were computed from (a
+ * by the ranges of seqs; left out while no other store instance can hear them, `SqlNotifier.heard`,
+ * as for a lone store on PGlite). The same statement first locks the subscriptions of the group's
+ * emitters (`FOR SHARE`, over a pool: on one connection nothing runs beside it) and checks that they
+ * are still those the deliveries were computed from (a
  * fingerprint): otherwise it writes nothing and the callers read them again (emits.ts). One
  * statement, needing no transaction around it, is one round trip to Postgres and one exchange with
  * the PGlite thread, where six were before (BEGIN, the subscriptions, four writes, COMMIT).
@@ -27,6 +29,7 @@
 import type { DedupeStrategy } from "@hookline/core";
 import type { AppendedEvent, Delivery, LogLine } from "@hookline/store";
 import { decideDedupe } from "@hookline/store/adapter";
+import type { SqlNotifier } from "../_notify.js";
 import { atGroupEnd, type GroupScope, type GroupStatement } from "./group-commit.js";
 import { fromJson, str, toJson } from "./rows.js";
 import type { SqlContext } from "./sql-context.js";
@@ -94,11 +97,18 @@ export function addToBatch(c: SqlContext, scope: GroupScope, part: EmitPart): vo
     parts = all;
     scope.set(BATCH, all);
     const locked = new Map<string, unknown>();
+    // Whether the batch announces its rows, decided once for all its statements.
+    let heard: SqlNotifier | undefined | null = null;
+    const n = (): SqlNotifier | undefined => {
+      if (heard === null) heard = c.notifier?.heard() ? c.notifier : undefined;
+      return heard;
+    };
     atGroupEnd(scope, BATCH, {
       locks: () => lockStatements(all, locked),
-      writes: () => [writeStatement(c, all, decide(all, locked))],
-      hasAfter: () => all.some((p) => (p.events.length > 0 && head(c, p) === undefined) || laterLogs(c, p)),
-      after: () => laterNotices(c, all),
+      writes: () => [writeStatement(c, n(), all, decide(all, locked))],
+      hasAfter: () =>
+        all.some((p) => (p.events.length > 0 && head(n(), p) === undefined) || laterLogs(n(), p)),
+      after: () => laterNotices(n(), all),
     });
   }
   parts.push(part);
@@ -108,8 +118,7 @@ export function addToBatch(c: SqlContext, scope: GroupScope, part: EmitPart): vo
  * The JSON text of a part's events notice up to its ranges (`{"o":...,"t":"e",...,"r":`), or
  * undefined when the part is announced afterwards (see the module comment) or nothing is announced.
  */
-function head(c: SqlContext, part: EmitPart): string | null | undefined {
-  const notifier = c.notifier;
+function head(notifier: SqlNotifier | undefined, part: EmitPart): string | null | undefined {
   if (!notifier) return null;
   if (part.events.length > MAX_SQL_NOTICE_EVENTS) return undefined;
   const due = part.deliveries.some((delivery) => delivery.state === "pending");
@@ -167,15 +176,14 @@ function decide(parts: EmitPart[], locked: Map<string, unknown>): Map<string, st
  * The head of a part's log notice (`{"o":...,"t":"l",...,"r":`), or null when its lines are not
  * announced (no notifier, no line, or ids too long for a notice: never with generated ids).
  */
-function logHead(c: SqlContext, part: EmitPart): string | null {
-  const notifier = c.notifier;
-  if (!notifier || part.logs.length === 0 || laterLogs(c, part)) return null;
+function logHead(notifier: SqlNotifier | undefined, part: EmitPart): string | null {
+  if (!notifier || part.logs.length === 0 || laterLogs(notifier, part)) return null;
   return notifier.logPayloadHead(part.workspaceId, part.componentId) ?? null;
 }
 
 /** Whether a part's log lines are announced afterwards, from JavaScript (as many events are). */
-function laterLogs(c: SqlContext, part: EmitPart): boolean {
-  return c.notifier !== undefined && part.logs.length > MAX_SQL_NOTICE_EVENTS;
+function laterLogs(notifier: SqlNotifier | undefined, part: EmitPart): boolean {
+  return notifier !== undefined && part.logs.length > MAX_SQL_NOTICE_EVENTS;
 }
 
 /**
@@ -203,26 +211,37 @@ function noticeCtes(prefix: string, rows: string, heads: string): string {
 const EVENT_NOTICES = noticeCtes("", "SELECT v.part, i.seq FROM ins i JOIN v ON v.id = i.id", "$24");
 
 /**
- * The log lines of the batch: one INSERT of every part's lines in the batch's order (sequence
- * values are drawn in that order, so the n-th smallest `seq` is the n-th line), and each part's
- * notice of its seq ranges. Parameters from `$28` on.
+ * What a statement that announces nothing has in place of the notices: its notice parameters
+ * (channel, heads) still need a type.
  */
-const LOGS_SQL = `, lg AS (
+const NO_NOTICES = `, quiet AS (SELECT $23::text AS channel, $24::text[] AS heads)`;
+
+/**
+ * The log lines of the batch: one INSERT of every part's lines in the batch's order (sequence
+ * values are drawn in that order, so the n-th smallest `seq` is the n-th line), and (`announce`)
+ * each part's notice of its seq ranges. Parameters from `$28` on.
+ */
+const logsSql = (announce: boolean): string => `, lg AS (
          SELECT * FROM unnest($28::text[], $29::text[], $30::text[], $31::text[], $32::bigint[], $33::integer[])
            WITH ORDINALITY AS lg (workspace_id, component_id, level, message, ts, part, ord)
        ), lins AS (
          INSERT INTO logs (workspace_id, component_id, level, message, ts)
          SELECT workspace_id, component_id, level, message, ts FROM lg WHERE (SELECT ok FROM ok) ORDER BY ord
          RETURNING seq
-       ), lseq AS (
+       ), ${
+         announce
+           ? `lseq AS (
          SELECT seq, row_number() OVER (ORDER BY seq) AS ord FROM lins
-       ), ${noticeCtes("l", "SELECT lg.part, s.seq FROM lseq s JOIN lg ON lg.ord = s.ord", "$34")}`;
+       ), ${noticeCtes("l", "SELECT lg.part, s.seq FROM lseq s JOIN lg ON lg.ord = s.ord", "$34")}`
+           : "lquiet AS (SELECT $34::text[] AS heads)"
+       }`;
 
 /** What the statement returns about the log lines (their seqs, their notices sent). */
-const LOGS_RETURNED = `, (SELECT array_agg(seq ORDER BY seq) FROM lins) AS log_seqs, (SELECT count(*) FROM lnoted) AS log_noted`;
+const logsReturned = (announce: boolean): string =>
+  `, (SELECT array_agg(seq ORDER BY seq) FROM lins) AS log_seqs${announce ? ", (SELECT count(*) FROM lnoted) AS log_noted" : ""}`;
 
-/** The parameters of {@link LOGS_SQL}. */
-function logParams(c: SqlContext, parts: EmitPart[]): unknown[] {
+/** The parameters of {@link logsSql}. */
+function logParams(notifier: SqlNotifier | undefined, parts: EmitPart[]): unknown[] {
   const lines = parts.flatMap((part, i) => part.logs.map((line) => ({ line, part: i + 1 })));
   return [
     lines.map(({ line }) => line.workspaceId),
@@ -231,7 +250,7 @@ function logParams(c: SqlContext, parts: EmitPart[]): unknown[] {
     lines.map(({ line }) => line.message),
     lines.map(({ line }) => line.ts),
     lines.map(({ part }) => part),
-    parts.map((part) => logHead(c, part)),
+    parts.map((part) => logHead(notifier, part)),
   ];
 }
 
@@ -261,6 +280,7 @@ function expectedFingerprints(
 /** The write of the whole batch; sets each event's `seq` (in the batch's order), and each log line's. */
 function writeStatement(
   c: SqlContext,
+  notifier: SqlNotifier | undefined,
   parts: EmitPart[],
   states: Map<string, string | null>,
 ): GroupStatement {
@@ -270,10 +290,11 @@ function writeStatement(
   const createdAt = parts.flatMap((part) => part.events.map(() => part.now));
   const deliveries = parts.flatMap((part) => part.deliveries);
   // The heads of the parts announced here (null: announced later, or not at all).
-  const heads = parts.map((part) => (part.events.length === 0 ? null : (head(c, part) ?? null)));
+  const heads = parts.map((part) => (part.events.length === 0 ? null : (head(notifier, part) ?? null)));
   const checks = expectedFingerprints(parts);
   // The log lines' part of the statement only when the group has lines (two texts, each kept hot).
   const logged = parts.some((part) => part.logs.length > 0);
+  const announce = notifier !== undefined;
   return {
     text: `WITH e AS (
          SELECT * FROM unnest($25::text[], $26::text[], $27::text[]) AS e (workspace_id, emitter_id, fingerprint)
@@ -281,7 +302,7 @@ function writeStatement(
          SELECT s.workspace_id, s.emitter_id, s.ord, w.id AS webhook_id, s.event_name, s.filter, w.active
          FROM subscriptions s JOIN webhooks w ON w.id = s.listener_id AND w.workspace_id = s.workspace_id
          WHERE (s.workspace_id, s.emitter_id) IN (SELECT workspace_id, emitter_id FROM e)
-         FOR SHARE OF s, w
+         ${c.client.singleConnection ? "" : "FOR SHARE OF s, w"}
        ), now_fp AS (
          SELECT workspace_id, emitter_id, ${TARGETS_FINGERPRINT} AS fingerprint
          FROM locked GROUP BY workspace_id, emitter_id
@@ -307,8 +328,8 @@ function writeStatement(
          INSERT INTO dedupe (component_id, state)
          SELECT * FROM unnest($21::text[], $22::text[]) WHERE (SELECT ok FROM ok)
          ON CONFLICT (component_id) DO UPDATE SET state = excluded.state
-       ), ${EVENT_NOTICES}${logged ? LOGS_SQL : ""}
-       SELECT i.id, i.seq, (SELECT ok FROM ok) AS ok, (SELECT count(*) FROM noted) AS noted${logged ? LOGS_RETURNED : ""}
+       )${announce ? `, ${EVENT_NOTICES}` : NO_NOTICES}${logged ? logsSql(announce) : ""}
+       SELECT i.id, i.seq, (SELECT ok FROM ok) AS ok${announce ? ", (SELECT count(*) FROM noted) AS noted" : ""}${logged ? logsReturned(announce) : ""}
        FROM (SELECT 1) AS one LEFT JOIN ins i ON true`,
     params: [
       events.map((e) => e.id),
@@ -333,12 +354,12 @@ function writeStatement(
       deliveries.map((d) => d.updatedAt),
       [...states.keys()],
       [...states.values()],
-      c.notifier?.channel ?? "",
+      notifier?.channel ?? "",
       heads,
       checks.map((x) => x.workspaceId),
       checks.map((x) => x.emitterId),
       checks.map((x) => x.fingerprint),
-      ...(logged ? logParams(c, parts) : []),
+      ...(logged ? logParams(notifier, parts) : []),
     ],
     onRows(inserted) {
       if (inserted[0]?.ok === false || inserted[0]?.ok === "f") throw new StaleTargetsError();
@@ -356,17 +377,16 @@ function writeStatement(
  * JavaScript in chunks, sent on commit (never for a rollback); built after the write, whose `seq`
  * they name.
  */
-function laterNotices(c: SqlContext, parts: EmitPart[]): GroupStatement[] {
-  const notifier = c.notifier;
+function laterNotices(notifier: SqlNotifier | undefined, parts: EmitPart[]): GroupStatement[] {
   if (!notifier) return [];
   const payloads = parts.flatMap((part) => {
-    if (part.events.length === 0 || head(c, part) !== undefined) return [];
+    if (part.events.length === 0 || head(notifier, part) !== undefined) return [];
     const seqs = part.events.map((event) => event.seq).sort((a, b) => a - b);
     const due = part.deliveries.some((delivery) => delivery.state === "pending");
     return notifier.eventPayloads(part.workspaceId, part.componentId, seqs, due);
   });
   for (const part of parts) {
-    if (!laterLogs(c, part)) continue;
+    if (!laterLogs(notifier, part)) continue;
     const seqs = part.logs.map((line) => line.seq);
     payloads.push(...notifier.logPayloads(part.workspaceId, part.componentId, seqs));
   }

@@ -30,7 +30,7 @@ export function sqlLogs(c: SqlContext): LogStore {
           let text = `INSERT INTO logs (workspace_id, component_id, level, message, ts)
              VALUES ${placeholders(chunk.length, COLUMNS)} RETURNING seq`;
           const notifier = c.notifier;
-          if (notifier && Buffer.byteLength(encodeText(workspaceId + componentId)) < 4_000) {
+          if (notifier?.heard() && Buffer.byteLength(encodeText(workspaceId + componentId)) < 4_000) {
             // One statement: the lines and a notice of their seq range (sent on commit). The ids
             // travel encoded, as the parameters are; the notifier decodes them.
             const n = params.length;

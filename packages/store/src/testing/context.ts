@@ -60,8 +60,14 @@ export function createFaultPlan(): FaultPlan {
  * tests of each capability an adapter declares, and shows the others as skipped.
  */
 export interface StoreCapabilities {
-  /** `store.notifications` exists and announces changes (its tests run, and fail if it is absent). */
-  notifications?: boolean;
+  /**
+   * `store.notifications` exists and announces changes (its tests run, and fail if it is absent).
+   * `"others"`: an instance announces its changes only while another instance over the same data can
+   * hear them (a database no other process opens, such as PGlite's: an instance ignores its own
+   * notices, so writing them would be wasted); the tests then listen through a second instance
+   * (`multiProcess`, required).
+   */
+  notifications?: boolean | "others";
   /**
    * The store shares its data with other processes: this opens a second store instance over the same
    * data (as another node would). Claims across instances never overlap and notices cross them.

@@ -1,6 +1,6 @@
 /** Conformance: change notifications (for adapters that declare `notifications`). */
 import { describe, expect } from "vitest";
-import type { StoreNotice } from "../types/index.js";
+import type { Store, StoreNotice } from "../types/index.js";
 import { events, nextWindow, type SuiteContext } from "./context.js";
 
 /** Waits (up to 5 s) until `predicate` holds: notices may arrive after the write resolves. */
@@ -49,17 +49,39 @@ export async function listen(t: SuiteContext, store = t.store, probeStore = t.st
   return { notices, unsubscribe };
 }
 
+/**
+ * The store the notification tests listen through: the store under test, or (`notifications:
+ * "others"`) a second instance over the same data, which the caller closes.
+ */
+async function listenerOf(t: SuiteContext): Promise<Store> {
+  if (t.options.notifications !== "others") return t.store;
+  const open = t.options.multiProcess;
+  if (!open)
+    throw new Error('notifications: "others" needs multiProcess, to listen through another instance');
+  return open();
+}
+
 /** Registers the notification tests (when the adapter declares `notifications`). */
 export function notificationsSuite(t: SuiteContext): void {
   describe.skipIf(!t.options.notifications)("notifications", () => {
-    /** A test with a settled subscription, unsubscribed afterwards. */
-    const withNotices = (title: string, fn: (notices: StoreNotice[]) => Promise<void>): void =>
+    /** Whether the notices the tests see are the listener's own (`local`). */
+    const local = t.options.notifications !== "others";
+    /**
+     * A test with a settled subscription, unsubscribed afterwards: `fn` gets the notices and the
+     * store they are heard through.
+     */
+    const withNotices = (
+      title: string,
+      fn: (notices: StoreNotice[], listener: Store) => Promise<void>,
+    ): void =>
       t.test(title, async () => {
-        const { notices, unsubscribe } = await listen(t);
+        const listener = await listenerOf(t);
+        const { notices, unsubscribe } = await listen(t, listener);
         try {
-          await fn(notices);
+          await fn(notices, listener);
         } finally {
           unsubscribe();
+          if (listener !== t.store) await listener.close();
         }
       });
 
@@ -69,8 +91,8 @@ export function notificationsSuite(t: SuiteContext): void {
       await eventually(() => seqsOf(notices, emitter.id).length === 3 && dueNotices(notices) > 0);
       expect(seqsOf(notices, emitter.id)).toEqual(appended.map((e) => e.seq));
       const notice = notices.find((n) => n.kind === "events" && n.emitterId === emitter.id);
-      expect(notice).toMatchObject({ kind: "events", local: true, workspaceId: ws, emitterId: emitter.id });
-      expect(notices.find((n) => n.kind === "deliveries")).toEqual({ kind: "deliveries", local: true });
+      expect(notice).toMatchObject({ kind: "events", local, workspaceId: ws, emitterId: emitter.id });
+      expect(notices.find((n) => n.kind === "deliveries")).toEqual({ kind: "deliveries", local });
 
       // Events without subscribers (or only paused deliveries): announced, but nothing became due.
       notices.length = 0;
@@ -99,7 +121,7 @@ export function notificationsSuite(t: SuiteContext): void {
       await eventually(() => logSeqs().length >= 2);
       expect(logSeqs()).toEqual(lines.map((line) => line.seq));
       expect(notices.find((n) => n.kind === "logs")).toMatchObject({
-        local: true,
+        local,
         workspaceId: ws,
         componentId: dc.id,
       });
@@ -122,7 +144,7 @@ export function notificationsSuite(t: SuiteContext): void {
       await eventually(() => logSeqs().length >= 2);
       expect(logSeqs()).toEqual(logs.map((line) => line.seq));
       expect(notices.find((n) => n.kind === "logs" && n.componentId === dc.id)).toMatchObject({
-        local: true,
+        local,
         workspaceId: ws,
       });
     });
@@ -160,12 +182,12 @@ export function notificationsSuite(t: SuiteContext): void {
       }
       expect(await store.deliveries.recover(ws, webhooks[0]!.id, { since: now }, now + 2000)).toBe(3);
       await eventually(() => dueNotices(notices) > 0);
-      expect(notices.every((n) => n.local)).toBe(true);
+      expect(notices.every((n) => n.local === local)).toBe(true);
     });
 
-    withNotices("an unsubscribed listener gets nothing more", async (notices) => {
+    withNotices("an unsubscribed listener gets nothing more", async (notices, listener) => {
       const late: StoreNotice[] = [];
-      const unsubscribe = t.store.notifications!.subscribe((notice) => late.push(notice));
+      const unsubscribe = listener.notifications!.subscribe((notice) => late.push(notice));
       unsubscribe();
       unsubscribe(); // twice is harmless
       const ws = await t.workspace();
