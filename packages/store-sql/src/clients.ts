@@ -37,7 +37,8 @@ export interface SqlClient {
   transaction?<T>(fn: (client: SqlClient) => Promise<T>): Promise<T>;
   /**
    * How many transactions may run at once (a pool's connections); 1 when absent. The store's group
-   * commit writes up to this many groups side by side.
+   * commit writes up to this many groups side by side. The PGlite thread's client says 2: it runs
+   * them one after the other, the second already waiting when the first ends.
    */
   parallelTransactions?: number;
   /**

@@ -215,6 +215,11 @@ async function start(
     ...statements(false),
     background: statements(true),
     storeOrigins: new Set(),
+    // Two groups of a group commit at once: the thread still runs them one after the other (and a
+    // transaction holds it to its end), but the next group is already there when one ends, instead
+    // of being sent only once the main thread has the answer. bench:ingress: the wait for a group
+    // halved (1.4 -> 0.7 ms p50), 0.34-0.36 -> 0.38-0.46 of the bare handler (decision 0423).
+    parallelTransactions: 2,
     async listen(channel, onNotify) {
       let set = listeners.get(channel);
       if (!set) {

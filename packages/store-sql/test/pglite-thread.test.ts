@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createFaultPlan, runStoreConformance } from "@hookline/store/testing";
 import * as threadEntry from "@hookline/store-sql/pglite-thread";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSqlStore, openPgliteThread, type PgliteThread } from "../src/index.js";
+import { createSqlStore, openPgliteThread, type PgliteThread, type SqlClient } from "../src/index.js";
 import { faultyClient } from "./faulty-client.js";
 
 // PGlite on its own thread, as `pd serve` opens it: the whole conformance suite, then what the
@@ -41,6 +41,42 @@ describe("PGlite on a thread", () => {
   beforeAll(async () => {
     db = await open();
   }, 30_000);
+
+  it("takes a group commit's next group while one is being written, never more than two", async () => {
+    const thread = await open();
+    let inFlight = 0;
+    let most = 0;
+    // The thread's client as it is, counting the emit statements sent and not yet answered.
+    const counted: SqlClient = {
+      ...thread,
+      async pipeline(statements, options) {
+        const emits = statements.some((s) => s.text.includes("INSERT INTO events"));
+        if (emits) most = Math.max(most, ++inFlight);
+        try {
+          return await thread.pipeline!(statements, options);
+        } finally {
+          if (emits) inFlight--;
+        }
+      },
+    };
+    const store = await createSqlStore(counted);
+    const ws = await store.workspaces.create({ name: "groups" });
+    const appended = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        store.emits.commit({
+          workspaceId: ws.id,
+          componentId: "dc_groups",
+          events: [{ channel: "default", ts: i, body: { i } }],
+        }),
+      ),
+    );
+    expect(most).toBe(2);
+    const seqs = appended.map((events) => events[0]?.seq ?? 0);
+    expect(new Set(seqs).size).toBe(40);
+    const stored = await store.events.list(ws.id, "dc_groups", { limit: 100 });
+    expect(stored.items.map((e) => e.seq).sort((a, b) => a - b)).toEqual([...seqs].sort((a, b) => a - b));
+    await store.close();
+  });
 
   it("keeps a Postgres error's code and message, and the transaction's work is all or nothing", async () => {
     await db.query("CREATE TABLE t (id text PRIMARY KEY, n integer)");
