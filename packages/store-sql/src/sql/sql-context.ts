@@ -129,13 +129,13 @@ export function createSqlContext(
     return withTransaction(client, fn);
   };
   const background = client.background ?? client;
-  const committerOver = (db: SqlClient) => ({
+  const committerOver = (db: SqlClient, concurrency: number) => ({
     transaction: <T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> => {
       open();
       return withTransaction(db, fn);
     },
     client: db,
-    concurrency: client.parallelTransactions ?? 1,
+    concurrency,
     run: (tx: SqlClient, statements: GroupStatement[], commit: boolean) =>
       runMany(statements, tx, { commit }),
   });
@@ -150,8 +150,12 @@ export function createSqlContext(
     runMany,
     one: async (text, params) => (await run(text, params))[0],
     transaction,
-    grouped: createGroupCommit(committerOver(client)),
-    outcomes: createGroupCommit(committerOver(background)),
+    grouped: createGroupCommit(committerOver(client, client.parallelTransactions ?? 1)),
+    // One group at a time where the client has a background lane (the PGlite thread, a pool): its
+    // units go one at a time anyway (`_background-gate.ts`), a second group would only be smaller.
+    outcomes: createGroupCommit(
+      committerOver(background, client.background ? 1 : (client.parallelTransactions ?? 1)),
+    ),
     notifyDueWhen(condition, params) {
       if (!notifier) return "NULL";
       params.push(notifier.channel, notifier.duePayload());
