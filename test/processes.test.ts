@@ -27,6 +27,11 @@ describe.skipIf(!existsSync("/proc"))("processes started by tests", () => {
     await new Promise((resolve) => sh.on("exit", resolve));
     const orphan = Number(out.trim());
     expect(orphan).toBeGreaterThan(0);
+    // sh prints the pid once it has forked, maybe before the child has become `sleep` (exec): until
+    // then the child's command line is still sh's.
+    const commandOf = () => marked("SWEEP_TEST", mark).find((p) => p.pid === orphan)?.command;
+    for (let i = 0; i < 500 && commandOf() !== "sleep 300"; i++)
+      await new Promise((ok) => setTimeout(ok, 10));
     expect(marked("SWEEP_TEST", mark).map((p) => [p.pid, p.command])).toEqual([[orphan, "sleep 300"]]);
     const killed = await sweep("SWEEP_TEST", mark, () => true, 0);
     expect(killed.map((p) => p.pid)).toEqual([orphan]);
