@@ -42,25 +42,36 @@ describe("PGlite on a thread", () => {
     db = await open();
   }, 30_000);
 
-  it("takes a group commit's next group while one is being written, never more than two", async () => {
+  it("takes the emits' next group while one is written (never more than two), the outcomes' one at a time", async () => {
     const thread = await open();
-    let inFlight = 0;
-    let most = 0;
-    // The thread's client as it is, counting the emit statements sent and not yet answered.
-    const counted: SqlClient = {
-      ...thread,
+    const most = { emits: 0, outcomes: 0 };
+    const inFlight = { emits: 0, outcomes: 0 };
+    // Counts the statements of one kind sent through `inner` and not yet answered.
+    const counting = (inner: SqlClient, kind: "emits" | "outcomes", marker: string): SqlClient => ({
+      ...inner,
       async pipeline(statements, options) {
-        const emits = statements.some((s) => s.text.includes("INSERT INTO events"));
-        if (emits) most = Math.max(most, ++inFlight);
+        const ours = statements.some((s) => s.text.includes(marker));
+        if (ours) most[kind] = Math.max(most[kind], ++inFlight[kind]);
         try {
-          return await thread.pipeline!(statements, options);
+          return await inner.pipeline!(statements, options);
         } finally {
-          if (emits) inFlight--;
+          if (ours) inFlight[kind]--;
         }
       },
+    });
+    const counted: SqlClient = {
+      ...counting(thread, "emits", "INSERT INTO events"),
+      background: counting(thread.background!, "outcomes", "INSERT INTO attempts"),
     };
     const store = await createSqlStore(counted);
     const ws = await store.workspaces.create({ name: "groups" });
+    const hook = await store.webhooks.create({
+      workspaceId: ws.id,
+      url: "https://example.com",
+      active: true,
+      secrets: [],
+    });
+    await store.subscriptions.create({ workspaceId: ws.id, emitterId: "dc_groups", listenerId: hook.id });
     const appended = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         store.emits.commit({
@@ -70,11 +81,27 @@ describe("PGlite on a thread", () => {
         }),
       ),
     );
-    expect(most).toBe(2);
+    expect(most.emits).toBe(2);
     const seqs = appended.map((events) => events[0]?.seq ?? 0);
     expect(new Set(seqs).size).toBe(40);
     const stored = await store.events.list(ws.id, "dc_groups", { limit: 100 });
     expect(stored.items.map((e) => e.seq).sort((a, b) => a - b)).toEqual([...seqs].sort((a, b) => a - b));
+
+    const now = Date.now();
+    const claimed = await store.queue.deliveries.claim({ owner: "w", now, leaseMs: 60_000, limit: 40 });
+    expect(claimed).toHaveLength(40);
+    const done = await Promise.all(
+      claimed.map((row) =>
+        store.queue.deliveries.complete(row.id, "w", {
+          state: "succeeded",
+          status: 200,
+          at: now,
+          attempt: { deliveryId: row.id, workspaceId: ws.id, at: now, status: 200, durationMs: 1 },
+        }),
+      ),
+    );
+    expect(done.every(Boolean)).toBe(true);
+    expect(most.outcomes).toBe(1);
     await store.close();
   });
 
