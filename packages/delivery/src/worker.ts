@@ -30,8 +30,21 @@ export * from "./worker-types.js";
 /** How many decrypted webhook secrets a worker keeps. */
 const SECRET_CACHE_SIZE = 256;
 
-/** The worker sweeps expired leases back to `pending` once every this many polls. */
+/**
+ * The worker sweeps expired leases back to `pending` at most once per this many poll intervals (and
+ * at least once per half lease, see {@link sweepIntervalMs}): as often as an idle worker did when it
+ * swept every tenth poll, but no longer on every tenth wake-up of a busy one (each emit wakes it).
+ */
 const SWEEP_EVERY_POLLS = 10;
+
+/**
+ * How long a worker waits between two sweeps (milliseconds of real time): ten poll intervals, or half
+ * a lease when that is shorter, so that the rows of a node that died are due again within about a
+ * lease and a half of their claim.
+ */
+function sweepIntervalMs(settings: { pollIntervalMs: number; leaseMs: number }): number {
+  return Math.min(SWEEP_EVERY_POLLS * settings.pollIntervalMs, settings.leaseMs / 2);
+}
 /** The longest a claim waits after the previous one (see `dispatch`). */
 const MAX_CLAIM_REST_MS = 20;
 
@@ -376,12 +389,15 @@ function dispatch(w: Worker): Promise<Promise<void>[]> {
 
 /** Polls while the worker runs: sweeps expired leases now and then, claims, sleeps. */
 async function loop(w: Worker): Promise<void> {
-  let polls = 0;
+  const every = sweepIntervalMs(w);
+  let lastSweep = Number.NEGATIVE_INFINITY;
   while (w.running) {
     w.wakePending = false;
     try {
-      if (polls % SWEEP_EVERY_POLLS === 0) await w.store.queue.deliveries.sweep(w.clock.now());
-      polls++;
+      if (performance.now() - lastSweep >= every) {
+        lastSweep = performance.now();
+        await w.store.queue.deliveries.sweep(w.clock.now());
+      }
       await dispatch(w);
     } catch (error) {
       w.report(error);

@@ -673,6 +673,51 @@ describe("createDeliveryWorker", () => {
     expect(subscribers).toBe(0);
   });
 
+  it("sweeps expired leases once per ten poll intervals however often it is woken, and at least every half lease", async () => {
+    const receiver = await startReceiver(reply(200));
+    const s = await setup(receiver.url, { now: Date.now });
+    const sweepsOf = (extra: Partial<Parameters<typeof createDeliveryWorker>[0]>) => {
+      const real = s.store.queue.deliveries;
+      const counted = { n: 0 };
+      const deliveries = {
+        ...real,
+        sweep: (now: number) => {
+          counted.n++;
+          return real.sweep(now);
+        },
+      };
+      const w = worker(
+        s,
+        privateTransport(),
+        { now: Date.now },
+        {
+          store: { ...s.store, queue: { ...s.store.queue, deliveries } },
+          ...extra,
+        },
+      );
+      return { w, counted };
+    };
+    /** Wakes `w` 40 times, 5 ms apart (each wake-up polls: every emit wakes a worker so). */
+    const wakeOften = async (w: DeliveryWorker) => {
+      for (let i = 0; i < 40; i++) {
+        w.wake();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    // Polls every second: sweeps at start, then not before ten seconds, whatever the wake-ups.
+    const busy = sweepsOf({ pollIntervalMs: 1000 });
+    busy.w.start();
+    await wakeOften(busy.w);
+    expect(busy.counted.n).toBe(1);
+    await busy.w.stop();
+    // An hour between polls but a lease of 20 ms: a sweep every 10 ms of wake-ups at least.
+    const short = sweepsOf({ pollIntervalMs: HOUR, attemptTimeoutMs: 10, leaseMs: 20 });
+    short.w.start();
+    await wakeOften(short.w);
+    expect(short.counted.n).toBeGreaterThan(2);
+    await short.w.stop();
+  });
+
   it("drains a backlog held back by the per-webhook limit without waiting for polls", async () => {
     const receiver = await startReceiver(reply(200));
     const s = await setup(receiver.url, { now: Date.now });
