@@ -32,15 +32,19 @@ const pickAny = (exclude: boolean): string => `
  * webhooks, not the backlog: walk the distinct webhooks that have pending rows (a loose index scan of
  * deliveries_pending_webhook), take each one's earliest due rows up to its free slots (the limit minus
  * its rows in flight under a live lease), then the earliest of those overall. $6 excluded webhooks.
+ * The walk orders by the pending index's whole key (webhook, due time, id), which the plan then
+ * reads whatever the statistics: ordered by the webhook alone, a plan made on statistics taken while
+ * the backlog was pending walked `deliveries_webhook` instead, stepping over every row of the webhook
+ * delivered since (test/queue-plans.test.ts).
  */
 const pickPerWebhook = (exclude: boolean): string => `
   WITH RECURSIVE hooks AS (
     (SELECT d.webhook_id FROM deliveries d WHERE d.state = 'pending'
-     ORDER BY d.webhook_id LIMIT 1)
+     ORDER BY d.webhook_id, d.next_attempt_at, d.id LIMIT 1)
     UNION ALL
     SELECT (SELECT d.webhook_id FROM deliveries d
             WHERE d.state = 'pending' AND d.webhook_id > h.webhook_id
-            ORDER BY d.webhook_id LIMIT 1)
+            ORDER BY d.webhook_id, d.next_attempt_at, d.id LIMIT 1)
     FROM hooks h WHERE h.webhook_id IS NOT NULL
   ), in_flight AS (
     SELECT webhook_id, count(*) AS n FROM deliveries

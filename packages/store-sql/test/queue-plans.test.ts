@@ -1,0 +1,162 @@
+import { randomBytes } from "node:crypto";
+import type { Pool } from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { createSqlStore, pgliteClient, pgPoolClient, type SqlClient } from "../src/index.js";
+import { freshPglite } from "./fresh-pglite.js";
+import { loadPg } from "./load-pg.js";
+
+// The delivery queue's statements must cost the same after thousands of deliveries as after ten,
+// whatever the statistics the planner last read (Postgres's autovacuum analyzes a minute apart at
+// best, PGlite's every 10 s):
+// - a delivery's outcome finds its row by id over a pool (Postgres; on PGlite the store's autovacuum
+//   keeps the index small, see `deliveringState` in lease.ts). The partial index of rows in flight
+//   (`deliveries_in_flight`) keeps an entry for every row that left the state until VACUUM runs: a
+//   plan that reads the rows through it (a bitmap scan, which never marks those entries dead) costs
+//   more as deliveries go by. During bench:ingress on Postgres the statement grew from 0.2 to 1.2 ms
+//   in 15 s, reading 14,200 such entries per statement.
+// - a claim walks the webhooks that have pending rows through the pending rows' index: through the
+//   index of all a webhook's rows (`deliveries_webhook`, which statistics taken while the backlog was
+//   pending made look as good), it stepped over every row delivered since.
+const url = process.env.HOOKLINE_TEST_PG_URL;
+const closers: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+});
+
+/** Every index a plan (EXPLAIN's JSON) reads. */
+function indexesOf(node: unknown, into: string[] = []): string[] {
+  if (Array.isArray(node)) for (const item of node) indexesOf(item, into);
+  else if (node && typeof node === "object") {
+    const record = node as Record<string, unknown>;
+    if (typeof record["Index Name"] === "string") into.push(record["Index Name"]);
+    for (const value of Object.values(record)) indexesOf(value, into);
+  }
+  return into;
+}
+
+/**
+ * Drives 2,800 of 3,000 deliveries through the store (emitted, analyzed, claimed four at a time,
+ * succeeded: 2,800 entries of rows that left the in-flight index), claims four more, completes one,
+ * and returns the indexes read by the plans of that completion's statement and of the last claim,
+ * made on the statistics of the backlog and again on statistics taken once it was delivered.
+ */
+async function queuePlans(raw: SqlClient): Promise<{ outcome: string[]; claim: string[] }> {
+  const outcomes: { text: string; params: unknown[] }[] = [];
+  const claims: { text: string; params: unknown[] }[] = [];
+  const watched = (lane: SqlClient): SqlClient => {
+    const { transaction } = lane;
+    return {
+      ...lane,
+      query: (text, params) => {
+        if (text.trimStart().startsWith("WITH att AS")) outcomes.push({ text, params: params ?? [] });
+        if (text.includes("WITH RECURSIVE hooks")) claims.push({ text, params: params ?? [] });
+        return lane.query(text, params);
+      },
+      // A claim bounded per webhook runs in a transaction over a pool (it takes a lock first).
+      ...(transaction && { transaction: (fn) => transaction((tx) => fn(watched(tx))) }),
+    };
+  };
+  // Outcomes go through the background lane where the client has one (a pool).
+  const client: SqlClient = {
+    ...watched(raw),
+    ...(raw.background && { background: watched(raw.background) }),
+  };
+  const store = await createSqlStore(client, { autovacuum: false });
+  closers.push(() => store.close());
+  const ws = await store.workspaces.create({ name: "plan" });
+  const webhook = await store.webhooks.create({
+    workspaceId: ws.id,
+    url: "http://127.0.0.1:9/hook",
+    active: true,
+    secrets: [],
+  });
+  await store.subscriptions.create({ workspaceId: ws.id, emitterId: "dc_plan", listenerId: webhook.id });
+  const emit = (n: number) =>
+    store.emits.commit({
+      workspaceId: ws.id,
+      componentId: "dc_plan",
+      events: Array.from({ length: n }, (_, i) => ({ channel: "default", ts: 1, body: { i } })),
+    });
+  const q = store.queue.deliveries;
+  for (let i = 0; i < 30; i++) await emit(100);
+  // Statistics taken while the whole backlog is pending, as a busy queue's often are.
+  await raw.query("ANALYZE deliveries");
+  const take = () => q.claim({ owner: "w1", now: Date.now(), leaseMs: 60_000, limit: 4, perWebhookLimit: 4 });
+  // A worker's pace: four in flight, each claim taking the slots freed; 200 rows left pending.
+  for (let delivered = 0; delivered < 2_800; ) {
+    const rows = await take();
+    await Promise.all(rows.map((row) => q.complete(row.id, "w1", { state: "succeeded", status: 200 })));
+    delivered += rows.length;
+  }
+  const [first] = await take();
+  outcomes.length = 0;
+  expect(await q.complete(first?.id as string, "w1", { state: "succeeded", status: 200 })).toBe(true);
+  const [outcome] = outcomes;
+  const claim = claims.at(-1);
+  if (!outcome || !claim || !raw.transaction)
+    throw new Error("no outcome or claim statement, or no transaction");
+  const { transaction } = raw;
+  /**
+   * The indexes the plans of `statement` read: its generic plan (a named statement's after its first
+   * runs) and its plan for the parameters it ran with (its first runs', and any run whose generic plan
+   * looks costlier).
+   */
+  const planOf = (statement: { text: string; params: unknown[] }) =>
+    transaction(async (tx) => {
+      const indexes = (rows: Record<string, unknown>[]) => {
+        const plan = rows[0]?.["QUERY PLAN"];
+        return indexesOf(typeof plan === "string" ? JSON.parse(plan) : plan);
+      };
+      const custom = indexes(
+        (await tx.query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params)).rows,
+      );
+      await tx.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      await tx.query(`PREPARE queue_plan AS ${statement.text}`);
+      const nulls = statement.params.map(() => "NULL").join(", ");
+      const generic = indexes((await tx.query(`EXPLAIN (FORMAT JSON) EXECUTE queue_plan(${nulls})`)).rows);
+      await tx.query("DEALLOCATE queue_plan");
+      return [...custom, ...generic];
+    });
+  // Planned on the statistics of the pending backlog, then on statistics taken now (few pending).
+  const stale = { outcome: await planOf(outcome), claim: await planOf(claim) };
+  await raw.query("ANALYZE deliveries");
+  return {
+    outcome: [...stale.outcome, ...(await planOf(outcome))],
+    claim: [...stale.claim, ...(await planOf(claim))],
+  };
+}
+
+/** The rules above, on a store's plans; `pool`: over a `pg` pool (see `deliveringState`, lease.ts). */
+function expectPlansByTheRightIndexes(plans: { outcome: string[]; claim: string[] }, pool: boolean): void {
+  expect(plans.claim).toContain("deliveries_pending_webhook");
+  expect(plans.claim).not.toContain("deliveries_webhook");
+  if (!pool) return;
+  expect(plans.outcome).toContain("deliveries_pkey");
+  expect(plans.outcome).not.toContain("deliveries_in_flight");
+}
+
+describe("the delivery queue's plans", () => {
+  it("read the rows by id and the pending rows' index, after thousands of deliveries (PGlite)", async () => {
+    const db = await freshPglite();
+    closers.push(() => db.close());
+    expectPlansByTheRightIndexes(await queuePlans(pgliteClient(db)), false);
+  }, 120_000);
+
+  it.skipIf(!url)(
+    "read the rows by id and the pending rows' index, after thousands of deliveries (Postgres)",
+    async () => {
+      const pg = loadPg();
+      const schema = `hl_plan_${randomBytes(6).toString("hex")}`;
+      const admin: Pool = new pg.Pool({ connectionString: url, max: 1 });
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      const pool: Pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 4 });
+      closers.push(async () => {
+        await pool.end();
+        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+        await admin.end();
+      });
+      expectPlansByTheRightIndexes(await queuePlans(pgPoolClient(pool, { listen: false })), true);
+    },
+    120_000,
+  );
+});
