@@ -7,7 +7,6 @@ import type { ClaimedDelivery } from "@hookline/store";
 import { requestClaim } from "@hookline/store/adapter";
 import type { SqlRow } from "../clients.js";
 import { lazyBody, toDelivery, toEvent, toWebhook, unprefix } from "./rows.js";
-import type { SqlContext } from "./sql-context.js";
 
 /**
  * The `flagged` rows of `picked` (columns `id`, `event_id`, `webhook_id`, `is_request`): whether
@@ -19,19 +18,6 @@ export const FLAGGED_SQL = `
       CASE WHEN p.is_request THEN true
         ELSE (SELECT w.active FROM webhooks w WHERE w.id = p.webhook_id) END AS active
     FROM picked p`;
-
-/**
- * The state a completion's row must still be in (`delivering`, as SQL). Over a pool (Postgres) it is written as a one-row
- * subquery rather than the literal: the planner may then not read the rows through
- * `deliveries_in_flight`, the partial index of rows in flight, and finds them by id. That index keeps
- * an entry for every row that left the state until VACUUM runs, and Postgres's autovacuum waits for a
- * fifth of the table to be dead: the bitmap scan Postgres chose (the index looking small) read 14,200
- * such entries per completion after 15 s of `bench:ingress`, the statement growing from 0.2 to
- * 1.2 ms. On PGlite the store's own autovacuum cleans the index every 10 s (autovacuum.ts) and the
- * literal measured faster (test/queue-plans.test.ts, docs/benchmarks.md).
- */
-export const deliveringState = (c: SqlContext): string =>
-  c.client.singleConnection ? "'delivering'" : "(SELECT 'delivering'::text)";
 
 /**
  * The `SET` list leasing a `flagged` row `f` of `deliveries d` to `owner` until `until` at `now`

@@ -9,7 +9,7 @@
 import type { Attempt, ClaimedDelivery } from "@hookline/store";
 import { WAITING_STATE } from "./deliveries.js";
 import { atGroupEnd, type GroupScope, type GroupStatement } from "./group-commit.js";
-import { claimedOf, deliveringState, FLAGGED_SQL, leaseSetSql } from "./lease.js";
+import { claimedOf, FLAGGED_SQL, leaseSetSql } from "./lease.js";
 import { cols, DELIVERY, EVENT, str, WEBHOOK } from "./rows.js";
 import type { SqlContext } from "./sql-context.js";
 
@@ -153,7 +153,7 @@ function outcomesStatement(c: SqlContext, batch: OutcomeBatch): GroupStatement {
          FROM unnest($9::text[], $10::text[], $11::text[], $12::bigint[], $13::integer[], $14::text[],
                      $15::bigint[]${handOff ? ", $16::bigint[]" : ""})
            AS v (id, owner, state, next_attempt_at, status, error, at${handOff ? ", lease_until" : ""})
-         WHERE d.id = v.id AND d.state = ${deliveringState(c)} AND d.lease_owner = v.owner
+         WHERE d.id = v.id AND d.state = 'delivering' AND d.lease_owner = v.owner
          RETURNING d.id, v.owner, d.state, d.next_attempt_at <= v.at AS due_now${handOff ? ", d.webhook_id, v.at, v.lease_until" : ""}
        ), relaxed AS (
          -- Committed without waiting for the WAL flush (Postgres): an outcome lost in a crash

@@ -35,7 +35,7 @@ const pickAny = (exclude: boolean): string => `
  * The walk orders by the pending index's whole key (webhook, due time, id), which the plan then
  * reads whatever the statistics: ordered by the webhook alone, a plan made on statistics taken while
  * the backlog was pending walked `deliveries_webhook` instead, stepping over every row of the webhook
- * delivered since (test/queue-plans.test.ts).
+ * delivered since (test/claim-plans.test.ts).
  */
 const pickPerWebhook = (exclude: boolean): string => `
   WITH RECURSIVE hooks AS (
