@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createSqlStore, pgliteClient, pgPoolClient, type SqlClient } from "../src/index.js";
 import { freshPglite } from "./fresh-pglite.js";
 import { loadPg } from "./load-pg.js";
+import { subscribedWebhook } from "./subscribed-webhook.js";
 
 // A claim's cost must not grow with the rows delivered, whatever the statistics the planner last
 // read (Postgres's autovacuum analyzes a minute apart at best, PGlite's every 10 s): it walks the
@@ -53,14 +54,7 @@ async function claimPlans(raw: SqlClient): Promise<string[]> {
   };
   const store = await createSqlStore(client, { autovacuum: false });
   closers.push(() => store.close());
-  const ws = await store.workspaces.create({ name: "plan" });
-  const webhook = await store.webhooks.create({
-    workspaceId: ws.id,
-    url: "http://127.0.0.1:9/hook",
-    active: true,
-    secrets: [],
-  });
-  await store.subscriptions.create({ workspaceId: ws.id, emitterId: "dc_plan", listenerId: webhook.id });
+  const { ws } = await subscribedWebhook(store, "dc_plan");
   const emit = (n: number) =>
     store.emits.commit({
       workspaceId: ws.id,
@@ -75,6 +69,7 @@ async function claimPlans(raw: SqlClient): Promise<string[]> {
   // A worker's pace: four in flight, each claim taking the slots freed; 200 rows left pending.
   for (let delivered = 0; delivered < 2_800; ) {
     const rows = await take();
+    if (rows.length === 0) throw new Error(`a claim found nothing after ${delivered} deliveries`);
     await Promise.all(rows.map((row) => q.complete(row.id, "w1", { state: "succeeded", status: 200 })));
     delivered += rows.length;
   }

@@ -2,6 +2,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import { describe, expect, it } from "vitest";
 import { createSqlStore, pgliteClient, type SqlClient } from "../src/index.js";
 import { freshPglite } from "./fresh-pglite.js";
+import { subscribedWebhook } from "./subscribed-webhook.js";
 
 /**
  * PGlite's client, counting transactions and the statements of each kind inside them; a statement
@@ -45,14 +46,7 @@ describe("group commit (PGlite)", () => {
     try {
       const { client, counts } = countingClient(db);
       const store = await createSqlStore(client);
-      const ws = await store.workspaces.create({ name: "group" });
-      const webhook = await store.webhooks.create({
-        workspaceId: ws.id,
-        url: "http://127.0.0.1:9/hook",
-        active: true,
-        secrets: [{ value: "x", createdAt: 1 }],
-      });
-      await store.subscriptions.create({ workspaceId: ws.id, emitterId: "dc_1", listenerId: webhook.id });
+      const { ws } = await subscribedWebhook(store, "dc_1", "group", [{ value: "x", createdAt: 1 }]);
       const before = counts.transactions;
       const writesBefore = counts.statements.get("emit write") ?? 0;
       const results = await Promise.all(

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { channelFor, createNotifier, decodePayload, MAX_PAYLOAD_BYTES, toRanges } from "../src/_notify.js";
 import { createSqlStore, pgliteClient, type SqlClient, type SqlListener } from "../src/index.js";
 import { freshPglite } from "./fresh-pglite.js";
+import { subscribedWebhook } from "./subscribed-webhook.js";
 
 const until = async (predicate: () => boolean, timeoutMs = 5_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
@@ -146,14 +147,7 @@ describe("notifications between two stores on one PGlite", () => {
     expect(off.notifications).toBeUndefined();
     const seen: StoreNotice[] = [];
     const unsubscribe = a.notifications?.subscribe((notice) => seen.push(notice));
-    const ws = await b.workspaces.create({ name: "n" });
-    const hook = await b.webhooks.create({
-      workspaceId: ws.id,
-      url: "https://example.com",
-      active: true,
-      secrets: [],
-    });
-    await b.subscriptions.create({ workspaceId: ws.id, emitterId: "dc_1", listenerId: hook.id });
+    const { ws } = await subscribedWebhook(b, "dc_1", "n");
     const events = await b.emits.commit({
       workspaceId: ws.id,
       componentId: "dc_1",

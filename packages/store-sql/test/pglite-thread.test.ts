@@ -6,6 +6,7 @@ import * as threadEntry from "@hookline/store-sql/pglite-thread";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlStore, openPgliteThread, type PgliteThread, type SqlClient } from "../src/index.js";
 import { faultyClient } from "./faulty-client.js";
+import { subscribedWebhook } from "./subscribed-webhook.js";
 
 // PGlite on its own thread, as `pd serve` opens it: the whole conformance suite, then what the
 // thread adds (its statements are prepared once and kept; errors cross the thread with their code).
@@ -64,14 +65,7 @@ describe("PGlite on a thread", () => {
       background: counting(thread.background!, "outcomes", "INSERT INTO attempts"),
     };
     const store = await createSqlStore(counted);
-    const ws = await store.workspaces.create({ name: "groups" });
-    const hook = await store.webhooks.create({
-      workspaceId: ws.id,
-      url: "https://example.com",
-      active: true,
-      secrets: [],
-    });
-    await store.subscriptions.create({ workspaceId: ws.id, emitterId: "dc_groups", listenerId: hook.id });
+    const { ws } = await subscribedWebhook(store, "dc_groups");
     const appended = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         store.emits.commit({
