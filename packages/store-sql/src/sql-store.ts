@@ -53,10 +53,27 @@ export interface SqlStoreOptions {
   notifications?: NotifyOptions | false;
   /**
    * Vacuums and analyzes the tables as Postgres's autovacuum would (see {@link AutovacuumOptions}),
-   * on a client of one connection (PGlite, whose single-user Postgres has no autovacuum): on there by
-   * default, every 10 s. `false` turns it off. Ignored on other clients: Postgres runs its own.
+   * every 10 s by default. On by default where nothing else does it: on a client of one connection
+   * (PGlite, whose single-user Postgres has no autovacuum) and on a Postgres server whose
+   * `autovacuum` setting is off. Options turn it on for any client; `false` turns it off.
    */
   autovacuum?: AutovacuumOptions | false;
+}
+
+/**
+ * Whether the store vacuums and analyzes its own tables: when asked to, else where nothing else
+ * does. Without statistics that follow the tables, the prepared statements keep the plans made when
+ * the tables were empty (sequential scans, decision 0426), and without VACUUM the queue's partial
+ * indexes keep an entry for every row that ever left them.
+ */
+export async function vacuumsItself(
+  client: SqlClient,
+  option: SqlStoreOptions["autovacuum"],
+): Promise<boolean> {
+  if (option === false) return false;
+  if (option !== undefined || client.singleConnection) return true;
+  const { rows } = await client.query("SELECT current_setting('autovacuum') AS autovacuum");
+  return rows[0]?.autovacuum === "off";
 }
 
 /**
@@ -94,10 +111,9 @@ export async function createSqlStore(client: SqlClient, options: SqlStoreOptions
     notifier = createNotifier(client, channel, options.notifications || {});
   }
   const c: SqlContext = createSqlContext(client, options.now ?? Date.now, notifier, () => closed);
-  const autovacuum =
-    client.singleConnection && options.autovacuum !== false
-      ? startAutovacuum(c, options.autovacuum)
-      : undefined;
+  const autovacuum = (await vacuumsItself(client, options.autovacuum))
+    ? startAutovacuum(c, options.autovacuum || undefined)
+    : undefined;
   const queue = { ...sqlQueue(c), executions: sqlExecutionQueue(c) };
   const store: Store = {
     workspaces: sqlWorkspaces(c),

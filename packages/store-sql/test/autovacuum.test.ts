@@ -1,9 +1,19 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createSqlStore, openPgliteThread, pgliteClient, type SqlClient } from "../src/index.js";
+import {
+  createSqlStore,
+  openPgliteThread,
+  pgliteClient,
+  pgPoolClient,
+  type SqlClient,
+} from "../src/index.js";
 import { autovacuumStatement } from "../src/sql/autovacuum.js";
+import { vacuumsItself } from "../src/sql-store.js";
 import { freshPglite } from "./fresh-pglite.js";
+import { schemaPool } from "./statement-plans.js";
 
-// PGlite's single-user Postgres never autovacuums: the SQL store does it on a single connection.
+// PGlite's single-user Postgres never autovacuums, nor does a Postgres server whose `autovacuum` is
+// off: the SQL store does it there.
+const url = process.env.HOOKLINE_TEST_PG_URL;
 const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const close of closers.reverse()) await close();
@@ -53,9 +63,9 @@ describe("autovacuum on PGlite", () => {
       n_ins_since_vacuum,
     });
     expect(autovacuumStatement(row(1000, 250, 0))).toBeUndefined();
-    expect(autovacuumStatement(row(1000, 251, 0))).toBe('VACUUM (ANALYZE) "we""ird"');
-    expect(autovacuumStatement(row(1000, 0, 151))).toBe('ANALYZE "we""ird"');
-    expect(autovacuumStatement(row(1000, 0, 150, 1201))).toBe('VACUUM (ANALYZE) "we""ird"');
+    expect(autovacuumStatement(row(1000, 251, 0))).toBe('VACUUM (ANALYZE, SKIP_LOCKED) "we""ird"');
+    expect(autovacuumStatement(row(1000, 0, 151))).toBe('ANALYZE (SKIP_LOCKED) "we""ird"');
+    expect(autovacuumStatement(row(1000, 0, 150, 1201))).toBe('VACUUM (ANALYZE, SKIP_LOCKED) "we""ird"');
     expect(autovacuumStatement(row(0, 0, 50, 1000))).toBeUndefined();
   });
 
@@ -89,4 +99,37 @@ describe("autovacuum on PGlite", () => {
     expect(await stats(client, "left_alone")).toMatchObject({ vacuums: 0, analyzes: 0 });
     await off.close();
   });
+});
+
+describe("autovacuum on Postgres", () => {
+  /** A client of a server whose `autovacuum` setting is `setting`. */
+  const server = (setting: string): SqlClient => ({
+    query: async (text) => {
+      if (!/current_setting\('autovacuum'\)/.test(text)) throw new Error(`unexpected ${text}`);
+      return { rows: [{ autovacuum: setting }] };
+    },
+  });
+
+  it("is the store's own where the server's is off, unless turned off; options turn it on anywhere", async () => {
+    expect(await vacuumsItself(server("off"), undefined)).toBe(true);
+    expect(await vacuumsItself(server("on"), undefined)).toBe(false);
+    expect(await vacuumsItself(server("off"), false)).toBe(false);
+    expect(await vacuumsItself(server("on"), { intervalMs: 50 })).toBe(true);
+    expect(await vacuumsItself({ ...server("on"), singleConnection: true }, undefined)).toBe(true);
+  });
+
+  it.skipIf(!url)(
+    "vacuums and analyzes a churned table of the store's schema on a real server",
+    async () => {
+      const { pool, close } = await schemaPool(url as string, "hl_vacuum", 2);
+      closers.push(close);
+      const client = pgPoolClient(pool, { listen: false });
+      const store = await createSqlStore(client, { autovacuum: { intervalMs: 50 } });
+      closers.push(() => store.close());
+      await churn(client, "churned");
+      expect(await until(async () => (await stats(client, "churned")).vacuums > 0)).toBe(true);
+      expect(await stats(client, "churned")).toMatchObject({ dead: 0 });
+    },
+    120_000,
+  );
 });

@@ -1,9 +1,7 @@
-import { randomBytes } from "node:crypto";
-import type { Pool } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSqlStore, pgliteClient, pgPoolClient, type SqlClient } from "../src/index.js";
 import { freshPglite } from "./fresh-pglite.js";
-import { loadPg } from "./load-pg.js";
+import { schemaPool, statementPlans, watchStatements } from "./statement-plans.js";
 import { subscribedWebhook } from "./subscribed-webhook.js";
 
 // A claim's cost must not grow with the rows delivered, whatever the statistics the planner last
@@ -34,24 +32,7 @@ function indexesOf(node: unknown, into: string[] = []): string[] {
  * the backlog and again on statistics taken once it was delivered.
  */
 async function claimPlans(raw: SqlClient): Promise<string[]> {
-  const claims: { text: string; params: unknown[] }[] = [];
-  const watched = (lane: SqlClient): SqlClient => {
-    const { transaction } = lane;
-    return {
-      ...lane,
-      query: (text, params) => {
-        if (text.includes("WITH RECURSIVE hooks")) claims.push({ text, params: params ?? [] });
-        return lane.query(text, params);
-      },
-      // A claim bounded per webhook runs in a transaction over a pool (it takes a lock first).
-      ...(transaction && { transaction: (fn) => transaction((tx) => fn(watched(tx))) }),
-    };
-  };
-  // Claims go through the background lane where the client has one (a pool).
-  const client: SqlClient = {
-    ...watched(raw),
-    ...(raw.background && { background: watched(raw.background) }),
-  };
+  const { client, ran } = watchStatements(raw, (text) => text.includes("WITH RECURSIVE hooks"));
   const store = await createSqlStore(client, { autovacuum: false });
   closers.push(() => store.close());
   const { ws } = await subscribedWebhook(store, "dc_plan");
@@ -73,34 +54,12 @@ async function claimPlans(raw: SqlClient): Promise<string[]> {
     await Promise.all(rows.map((row) => q.complete(row.id, "w1", { state: "succeeded", status: 200 })));
     delivered += rows.length;
   }
-  const claim = claims.at(-1);
-  if (!claim || !raw.transaction) throw new Error("no claim statement, or no transaction");
-  const { transaction } = raw;
-  /**
-   * The indexes the plans of `statement` read: its generic plan (a named statement's after its first
-   * runs) and its plan for the parameters it ran with (its first runs', and any run whose generic plan
-   * looks costlier).
-   */
-  const planOf = (statement: { text: string; params: unknown[] }) =>
-    transaction(async (tx) => {
-      const indexes = (rows: Record<string, unknown>[]) => {
-        const plan = rows[0]?.["QUERY PLAN"];
-        return indexesOf(typeof plan === "string" ? JSON.parse(plan) : plan);
-      };
-      const custom = indexes(
-        (await tx.query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params)).rows,
-      );
-      await tx.query("SET LOCAL plan_cache_mode = force_generic_plan");
-      await tx.query(`PREPARE queue_plan AS ${statement.text}`);
-      const nulls = statement.params.map(() => "NULL").join(", ");
-      const generic = indexes((await tx.query(`EXPLAIN (FORMAT JSON) EXECUTE queue_plan(${nulls})`)).rows);
-      await tx.query("DEALLOCATE queue_plan");
-      return [...custom, ...generic];
-    });
+  const claim = ran.at(-1);
+  if (!claim) throw new Error("no claim statement");
   // Planned on the statistics of the pending backlog, then on statistics taken now (few pending).
-  const stale = await planOf(claim);
+  const stale = await statementPlans(raw, claim);
   await raw.query("ANALYZE deliveries");
-  return [...stale, ...(await planOf(claim))];
+  return indexesOf([...stale, ...(await statementPlans(raw, claim))]);
 }
 
 /** The rule above. */
@@ -119,16 +78,8 @@ describe("a claim's plans", () => {
   it.skipIf(!url)(
     "walk the pending rows' index after thousands of deliveries (Postgres)",
     async () => {
-      const pg = loadPg();
-      const schema = `hl_plan_${randomBytes(6).toString("hex")}`;
-      const admin: Pool = new pg.Pool({ connectionString: url, max: 1 });
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      const pool: Pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 4 });
-      closers.push(async () => {
-        await pool.end();
-        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-        await admin.end();
-      });
+      const { pool, close } = await schemaPool(url as string, "hl_plan");
+      closers.push(close);
       expectThePendingIndex(await claimPlans(pgPoolClient(pool, { listen: false })));
     },
     120_000,

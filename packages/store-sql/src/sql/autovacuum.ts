@@ -1,6 +1,7 @@
 /**
- * Autovacuum for PGlite. PGlite runs Postgres in single-user mode, where the autovacuum launcher
- * never starts: without this, no table is ever vacuumed or analyzed. Dead row versions then pile up
+ * Autovacuum for PGlite, and for a Postgres server whose `autovacuum` is off (sql-store.ts decides).
+ * PGlite runs Postgres in single-user mode, where the autovacuum launcher never starts: without
+ * this, no table is ever vacuumed or analyzed. Dead row versions then pile up
  * (every delivery is updated three times), the partial indexes of the delivery queue fill with
  * entries of rows that left them, and the planner keeps the statistics of the empty tables of the
  * first start. Measured on `bench:ingress`: the delivery claim's plan, made on those statistics,
@@ -8,12 +9,14 @@
  *
  * Every `intervalMs` one pass reads `pg_stat_user_tables` and vacuums (or only analyzes) each table
  * of the store's schema past Postgres's own default thresholds. The statements go through the
- * background client: on the PGlite thread they wait while a request's statement is in flight.
+ * background client: on the PGlite thread they wait while a request's statement is in flight. They
+ * skip a table another session is vacuuming (`SKIP_LOCKED`: several nodes over one Postgres each
+ * run passes).
  */
 import type { SqlRow } from "../clients.js";
 import type { SqlContext } from "./sql-context.js";
 
-/** Options of PGlite's autovacuum (`SqlStoreOptions.autovacuum`). */
+/** Options of the store's own autovacuum (`SqlStoreOptions.autovacuum`). */
 export interface AutovacuumOptions {
   /** How often a pass looks for tables to vacuum or analyze (10 s by default). */
   intervalMs?: number;
@@ -41,8 +44,8 @@ export function autovacuumStatement(row: SqlRow): string | undefined {
     Number(row.n_ins_since_vacuum ?? 0) > INSERT_BASE + INSERT_SCALE * live;
   const analyze = Number(row.n_mod_since_analyze ?? 0) > ANALYZE_BASE + ANALYZE_SCALE * live;
   const table = `"${String(row.relname).replace(/"/g, '""')}"`;
-  if (vacuum) return `VACUUM (ANALYZE) ${table}`;
-  return analyze ? `ANALYZE ${table}` : undefined;
+  if (vacuum) return `VACUUM (ANALYZE, SKIP_LOCKED) ${table}`;
+  return analyze ? `ANALYZE (SKIP_LOCKED) ${table}` : undefined;
 }
 
 /** One pass: the tables past their thresholds, vacuumed or analyzed one after the other. */

@@ -11,10 +11,12 @@ import { lazyBody, toDelivery, toEvent, toWebhook, unprefix } from "./rows.js";
 /**
  * The `flagged` rows of `picked` (columns `id`, `event_id`, `webhook_id`, `is_request`): whether
  * their event is there and whether their webhook is active (a workflow's request has neither).
+ * Each is a scalar subquery by key: an `EXISTS` may be planned as a hash of every event when the
+ * picked rows are estimated many (decision 0426).
  */
 export const FLAGGED_SQL = `
     SELECT p.*,
-      p.is_request OR EXISTS (SELECT 1 FROM events e WHERE e.id = p.event_id) AS has_event,
+      p.is_request OR (SELECT true FROM events e WHERE e.id = p.event_id) IS NOT NULL AS has_event,
       CASE WHEN p.is_request THEN true
         ELSE (SELECT w.active FROM webhooks w WHERE w.id = p.webhook_id) END AS active
     FROM picked p`;

@@ -68,7 +68,10 @@ export function addCompletion(c: SqlContext, scope: GroupScope, completion: Comp
  * Hand-offs (with `$16`, each completion's lease end or null): each finished row that asks passes
  * its slot to its webhook's next due row, leased to the same owner (`FOR UPDATE SKIP LOCKED`). The
  * asking rows of one webhook and owner are paired with its picked rows by rank. Only in a batch
- * where a completion asks, so that the others keep the short statement (cheap to plan).
+ * where a completion asks, so that the others keep the short statement (cheap to plan). The handed
+ * rows are updated by an index condition on their ids (`= ANY(ARRAY(...))`): joined to `flagged`
+ * alone, statistics taken while a backlog was pending (`LIMIT a.n` estimated at a tenth of it) made
+ * the plan a sequential scan of `deliveries` at every outcome (decision 0426).
  */
 const HAND_OFF_CTES = `, asked AS (
          SELECT id, owner, webhook_id, at, lease_until,
@@ -91,7 +94,7 @@ const HAND_OFF_CTES = `, asked AS (
        ), handed AS (
          UPDATE deliveries d SET ${leaseSetSql("f.at", "f.owner", "f.lease_until")}
          FROM flagged f
-         WHERE d.id = f.id
+         WHERE d.id = ANY(ARRAY(SELECT id FROM flagged)) AND d.id = f.id
          RETURNING d.*, f.owner AS to_owner, f.rn
        )`;
 
@@ -107,7 +110,10 @@ const HAND_OFF_SELECT = `, ${cols(DELIVERY, "u", "n_")}, ${cols(EVENT, "e", "n_e
  * The whole batch in one statement: every attempt inserted, then every completion applied. A row
  * is changed only while `owner` holds its lease; a row rescheduled while its webhook is disabled
  * waits paused; a row rescheduled as due at once (such as one a stopping worker gave back) wakes
- * the other workers, on commit.
+ * the other workers, on commit. The completion compares the state with a one-row subquery, which
+ * no partial index matches, so that it finds its rows by primary key: with the literal, the plan
+ * read the whole in-flight index, whose entries of rows delivered since the last VACUUM stay
+ * (decision 0426; test/outcome-plans.test.ts).
  */
 function outcomesStatement(c: SqlContext, batch: OutcomeBatch): GroupStatement {
   const { attempts } = batch;
@@ -153,7 +159,7 @@ function outcomesStatement(c: SqlContext, batch: OutcomeBatch): GroupStatement {
          FROM unnest($9::text[], $10::text[], $11::text[], $12::bigint[], $13::integer[], $14::text[],
                      $15::bigint[]${handOff ? ", $16::bigint[]" : ""})
            AS v (id, owner, state, next_attempt_at, status, error, at${handOff ? ", lease_until" : ""})
-         WHERE d.id = v.id AND d.state = 'delivering' AND d.lease_owner = v.owner
+         WHERE d.id = v.id AND d.state = (SELECT 'delivering'::text) AND d.lease_owner = v.owner
          RETURNING d.id, v.owner, d.state, d.next_attempt_at <= v.at AS due_now${handOff ? ", d.webhook_id, v.at, v.lease_until" : ""}
        ), relaxed AS (
          -- Committed without waiting for the WAL flush (Postgres): an outcome lost in a crash
