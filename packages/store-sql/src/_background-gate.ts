@@ -18,7 +18,8 @@ export interface BackgroundGate {
  * (docs/benchmarks.md). Over a `pg` pool the statements overlap, but a Postgres on the same machine
  * shares its cores with the server: delivery work then took a third of ingress on Postgres.
  * Background units go one at a time, when no foreground message is in flight or after
- * {@link FOREGROUND_BURST} foreground answers, so that they never starve.
+ * {@link FOREGROUND_BURST} foreground answers, so that they never starve. "In flight" includes a
+ * message sent by the continuations of the answer before it (what a serial group commit does).
  *
  * @example
  * ```ts
@@ -48,7 +49,11 @@ export function createBackgroundGate(): BackgroundGate {
     answered() {
       inFlight--;
       if (waiting.length > 0) passed++;
-      pump();
+      // The last answer in flight: look again once the answer's own continuations have run. A
+      // group commit sends its next group from them, and a lane that is never idle for longer than
+      // that is busy: seen as idle at each answer, it let a unit through every time (decision 0428).
+      if (inFlight === 0 && passed < FOREGROUND_BURST) setImmediate(pump);
+      else pump();
     },
     async run(fn) {
       await new Promise<void>((resolve) => {

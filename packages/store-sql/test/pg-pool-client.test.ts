@@ -128,6 +128,45 @@ describe("pgPoolClient: delivery work yields to requests", () => {
     await Promise.all(busy);
   });
 
+  it("counts a statement sent as the one before it is answered as in flight (a serial lane)", async () => {
+    const held: (() => void)[] = [];
+    const { pool, sent } = fakePool(
+      (s) =>
+        new Promise((resolve) => {
+          if (s.text.startsWith("HOLD")) held.push(() => resolve([]));
+          else resolve([]);
+        }),
+    );
+    const client = pgPoolClient(pool, { listen: false });
+    const bg = client.background;
+    if (!bg) throw new Error("no background client");
+    // One statement at a time, each sent as soon as the one before is answered (as a group commit
+    // sends its groups): never idle, though never two in flight.
+    let stop = false;
+    let answered = 0;
+    const lane = (async () => {
+      while (!stop) {
+        await client.query(`HOLD ${answered}`);
+        answered++;
+      }
+    })();
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+    await pause();
+    let ran = 0;
+    const back = bg.query("SELECT 'bg'").then(() => {
+      ran = answered;
+    });
+    for (let i = 0; i < 6 && ran === 0; i++) {
+      held.shift()?.();
+      await pause();
+    }
+    expect(ran).toBe(3);
+    expect(sent.map((s) => s.text).indexOf("SELECT 'bg'")).toBe(3);
+    stop = true;
+    held.shift()?.();
+    await Promise.all([lane, back]);
+  });
+
   it("has no background client with yieldBackground: false", () => {
     const { pool } = fakePool();
     expect(pgPoolClient(pool, { listen: false, yieldBackground: false }).background).toBeUndefined();
