@@ -48,7 +48,8 @@ export function createBackgroundGate(): BackgroundGate {
     },
     answered() {
       inFlight--;
-      if (waiting.length > 0) passed++;
+      if (waiting.length === 0) return;
+      passed++;
       // The last answer in flight: look again once the answer's own continuations have run. A
       // group commit sends its next group from them, and a lane that is never idle for longer than
       // that is busy: seen as idle at each answer, it let a unit through every time (decision 0428).
