@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createSqlStore, openPgliteThread, pgPoolClient, type SqlClient } from "../src/index.js";
-import { schemaPool } from "./statement-plans.js";
-import { subscribedWebhook } from "./subscribed-webhook.js";
+import { openPgliteThread, pgPoolClient, type SqlClient } from "../src/index.js";
+import { backlogStore, schemaPool } from "./statement-plans.js";
 
 // The hot statements of ingress and delivery are named (prepared) statements, and Postgres keeps a
 // statement's generic plan once it costs no more than the plans it made for each run's values. A
@@ -32,16 +31,7 @@ async function plansOf(raw: SqlClient, marker: string) {
  * and outcome statements on `raw`'s (single) connection.
  */
 async function hotPlans(raw: SqlClient, handOff: boolean) {
-  const store = await createSqlStore(raw, { autovacuum: false });
-  closers.push(() => store.close());
-  const { ws } = await subscribedWebhook(store, "dc_generic");
-  for (let i = 0; i < 10; i++) {
-    await store.emits.commit({
-      workspaceId: ws.id,
-      componentId: "dc_generic",
-      events: Array.from({ length: 100 }, (_, n) => ({ channel: "default", ts: 1, body: { i, n } })),
-    });
-  }
+  const { store, ws } = await backlogStore(raw, "dc_generic", 10, closers);
   await raw.query("ANALYZE");
   for (let i = 0; i < 60; i++) {
     await store.emits.commit({

@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createSqlStore, pgliteClient, pgPoolClient, type SqlClient } from "../src/index.js";
+import { pgliteClient, pgPoolClient, type SqlClient } from "../src/index.js";
 import { freshPglite } from "./fresh-pglite.js";
-import { schemaPool, statementPlans, watchStatements } from "./statement-plans.js";
-import { subscribedWebhook } from "./subscribed-webhook.js";
+import { backlogStore, schemaPool, statementPlans, watchStatements } from "./statement-plans.js";
 
 // A delivery's outcome statement (its attempt, its completion and, on Postgres, the hand-off of its
 // slot to the next row of its webhook) reads the rows it changes by their keys, whatever the
@@ -41,16 +40,7 @@ function unkeyedScans(node: unknown, into: string[] = []): string[] {
  */
 async function outcomeScans(raw: SqlClient, statistics: "backlog" | "none"): Promise<string[]> {
   const { client, ran } = watchStatements(raw, (text) => text.includes("INSERT INTO attempts"));
-  const store = await createSqlStore(client, { autovacuum: false });
-  closers.push(() => store.close());
-  const { ws } = await subscribedWebhook(store, "dc_plan");
-  for (let i = 0; i < 30; i++) {
-    await store.emits.commit({
-      workspaceId: ws.id,
-      componentId: "dc_plan",
-      events: Array.from({ length: 100 }, (_, n) => ({ channel: "default", ts: 1, body: { n } })),
-    });
-  }
+  const { store } = await backlogStore(client, "dc_plan", 30, closers);
   if (statistics === "backlog") await raw.query("ANALYZE");
   const q = store.queue.deliveries;
   const handOff = q.completeAndTakeNext?.bind(q);

@@ -94,19 +94,28 @@ describe("pgPoolClient: named statements", () => {
   });
 });
 
+/**
+ * A pool client over a fake pool that answers a statement starting with `HOLD` only when its
+ * release (in `held`, in order) is called, and any other at once.
+ */
+function holdingClient() {
+  const held: (() => void)[] = [];
+  const { pool, sent } = fakePool(
+    (s) =>
+      new Promise((resolve) => {
+        if (s.text.startsWith("HOLD")) held.push(() => resolve([]));
+        else resolve([]);
+      }),
+  );
+  const client = pgPoolClient(pool, { listen: false });
+  const bg = client.background;
+  if (!bg) throw new Error("no background client");
+  return { client, bg, held, sent };
+}
+
 describe("pgPoolClient: delivery work yields to requests", () => {
   it("holds background statements back while a foreground one is in flight, yet never starves them", async () => {
-    const held: (() => void)[] = [];
-    const { pool, sent } = fakePool(
-      (s) =>
-        new Promise((resolve) => {
-          if (s.text.startsWith("HOLD")) held.push(() => resolve([]));
-          else resolve([]);
-        }),
-    );
-    const client = pgPoolClient(pool, { listen: false });
-    const bg = client.background;
-    if (!bg) throw new Error("no background client");
+    const { client, bg, held, sent } = holdingClient();
     const order: string[] = [];
     const fg = client.query("HOLD 1").then(() => order.push("fg"));
     const back = bg.query("SELECT 'bg'").then(() => order.push("bg"));
@@ -129,17 +138,7 @@ describe("pgPoolClient: delivery work yields to requests", () => {
   });
 
   it("counts a statement sent as the one before it is answered as in flight (a serial lane)", async () => {
-    const held: (() => void)[] = [];
-    const { pool, sent } = fakePool(
-      (s) =>
-        new Promise((resolve) => {
-          if (s.text.startsWith("HOLD")) held.push(() => resolve([]));
-          else resolve([]);
-        }),
-    );
-    const client = pgPoolClient(pool, { listen: false });
-    const bg = client.background;
-    if (!bg) throw new Error("no background client");
+    const { client, bg, held, sent } = holdingClient();
     // One statement at a time, each sent as soon as the one before is answered (as a group commit
     // sends its groups): never idle, though never two in flight.
     let stop = false;

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Pool } from "pg";
-import type { SqlClient } from "../src/index.js";
+import { createSqlStore, type SqlClient } from "../src/index.js";
 import { loadPg } from "./load-pg.js";
+import { subscribedWebhook } from "./subscribed-webhook.js";
 
 /** A statement as a store ran it. */
 export interface RanStatement {
@@ -83,4 +84,32 @@ export async function schemaPool(url: string, prefix: string, max = 4) {
       await admin.end();
     },
   };
+}
+
+/**
+ * A store on `client` (its own autovacuum off, closed through `closers`) with a webhook subscribed
+ * to `emitterId` and a backlog of `hundreds` times 100 events emitted by it, 100 to a commit.
+ *
+ * @example
+ * ```ts
+ * const { store, ws } = await backlogStore(client, "dc_plan", 30, closers);
+ * ```
+ */
+export async function backlogStore(
+  client: SqlClient,
+  emitterId: string,
+  hundreds: number,
+  closers: (() => Promise<void>)[],
+) {
+  const store = await createSqlStore(client, { autovacuum: false });
+  closers.push(() => store.close());
+  const { ws } = await subscribedWebhook(store, emitterId);
+  for (let i = 0; i < hundreds; i++) {
+    await store.emits.commit({
+      workspaceId: ws.id,
+      componentId: emitterId,
+      events: Array.from({ length: 100 }, (_, n) => ({ channel: "default", ts: 1, body: { i, n } })),
+    });
+  }
+  return { store, ws };
 }
