@@ -9,7 +9,14 @@ import { type Draft, fileProblems, fromWorkflow, toDefinition } from "./model";
 const yaml = () => import("yaml");
 
 /** The panel. */
-export function YamlPanel({ draft, onImport }: { draft: Draft; onImport: (d: Draft) => void }) {
+export function YamlPanel({
+  draft,
+  onImport,
+}: {
+  draft: Draft;
+  /** Applies an imported draft; resolves once the editor shows it. */
+  onImport: (d: Draft) => Promise<void>;
+}) {
   const [text, setText] = useState<string | undefined>();
   const [problems, setProblems] = useState<string[]>([]);
   const [imported, setImported] = useState("");
@@ -68,7 +75,8 @@ export function YamlPanel({ draft, onImport }: { draft: Draft; onImport: (d: Dra
             const found = fileProblems(parsed);
             setProblems(found);
             if (found.length > 0) return;
-            onImport(fromWorkflow(parsed as Record<string, unknown>));
+            // Said once the editor holds the import (its actions' components load first).
+            await onImport(fromWorkflow(parsed as Record<string, unknown>));
             setImported(`Imported ${chosen.name}: review it, then Test or Deploy.`);
           }}
         />

@@ -369,8 +369,8 @@ export function WorkflowEditorPage() {
       </form>
       <YamlPanel
         draft={draft}
-        onImport={(d) => {
-          void Promise.all(
+        onImport={(d) =>
+          Promise.all(
             d.steps.map(async (s) => {
               if (s.kind === "action") s.component = await loadComponent(s).catch(() => undefined);
             }),
@@ -385,8 +385,8 @@ export function WorkflowEditorPage() {
               },
             });
             setEvent(sampleEvent(d.trigger));
-          });
-        }}
+          })
+        }
       />
     </section>
   );
